@@ -1,0 +1,20 @@
+//! Test support shared by the robolog crates (a dev-dependency only, never published).
+//!
+//! - [`testdata`]: paths into the workspace's `testdata/` folder;
+//! - [`truncation`]: the one truncation sweep every format's tests use;
+//! - [`interop`]: running the reference Python tools from the venv that
+//!   `scripts/interop-venv.sh` creates.
+//!
+//! ```
+//! let cuts = robolog_testkit::truncation::cut_points(10_000, 8, 1000);
+//! assert_eq!(&cuts[..3], &[0, 1, 2]);
+//! assert!(cuts.contains(&9_999));
+//! assert!(robolog_testkit::testdata::path("msg/std_msgs_String.md5").exists());
+//! ```
+
+#![forbid(unsafe_code)]
+#![allow(clippy::panic, clippy::expect_used, clippy::print_stderr)]
+
+pub mod interop;
+pub mod testdata;
+pub mod truncation;
