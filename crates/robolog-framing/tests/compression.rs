@@ -1,0 +1,366 @@
+//! Codecs: round trips, real frames from other writers, size checks, bombs, salvage.
+
+#![cfg(all(feature = "lz4", feature = "zstd", feature = "bz2"))]
+
+use robolog_framing::{
+    ByteReader, CodecError, Compression, Compressor, Decompressor, Lz4Frame, compress, decompress,
+};
+use robolog_testkit::testdata;
+
+/// Deterministic data that compresses somewhat (text-like) with some noise.
+fn sample(len: usize) -> Vec<u8> {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    (0..len)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            if i % 7 == 0 { (state & 0xFF) as u8 } else { b"robolog "[i % 8] }
+        })
+        .collect()
+}
+
+/// Random bytes that do not compress.
+fn noise(len: usize) -> Vec<u8> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+const CAP: usize = 64 << 20;
+
+#[test]
+fn every_codec_round_trips_at_several_sizes() {
+    for codec in Compression::ALL {
+        for len in [0, 1, 100, 65_536, 65_537, 1 << 20, (1 << 20) + 3, 3 << 20] {
+            let data = sample(len);
+            let mut compressed = Vec::new();
+            compress(codec, &data, &mut compressed).unwrap();
+            let mut out = Vec::new();
+            decompress(codec, &compressed, len, CAP, &mut out)
+                .unwrap_or_else(|e| panic!("{codec} {len}: {e}"));
+            assert!(out == data, "{codec} {len}: round trip differs");
+        }
+    }
+}
+
+#[test]
+fn compress_appends_to_existing_output() {
+    for codec in Compression::ALL {
+        let data = sample(1000);
+        let mut out = b"header".to_vec();
+        compress(codec, &data, &mut out).unwrap();
+        assert_eq!(&out[..6], b"header");
+        let mut back = Vec::new();
+        decompress(codec, &out[6..], data.len(), CAP, &mut back).unwrap();
+        assert_eq!(back, data);
+    }
+}
+
+#[test]
+fn levels_change_the_output_but_not_the_content() {
+    let data = sample(200_000);
+    for (codec, levels) in [(Compression::Zstd, [1, 19]), (Compression::Bz2, [1, 9])] {
+        let mut sizes = Vec::new();
+        for level in levels {
+            let mut c = Vec::new();
+            Compressor::new(codec).with_level(level).compress(&data, &mut c).unwrap();
+            let mut back = Vec::new();
+            decompress(codec, &c, data.len(), CAP, &mut back).unwrap();
+            assert_eq!(back, data);
+            sizes.push(c.len());
+        }
+        assert_ne!(sizes[0], sizes[1], "{codec}: levels had no effect");
+    }
+}
+
+#[test]
+fn ros_lz4_profile_has_the_roslz4_header() {
+    for data in [sample(10), noise(3 << 20), Vec::new()] {
+        let mut frame = Vec::new();
+        Compressor::new(Compression::Lz4)
+            .with_lz4_frame(Lz4Frame::RosCompatible)
+            .compress(&data, &mut frame)
+            .unwrap();
+        // magic, FLG 0x64 (independent blocks, content checksum, no size), BD 0x60 (1 MiB), HC.
+        assert_eq!(&frame[..7], &[0x04, 0x22, 0x4D, 0x18, 0x64, 0x60, 0x85]);
+        let mut out = Vec::new();
+        decompress(Compression::Lz4, &frame, data.len(), CAP, &mut out).unwrap();
+        assert_eq!(out, data);
+    }
+}
+
+#[test]
+fn incompressible_ros_lz4_blocks_are_stored() {
+    let data = noise(100_000);
+    let mut frame = Vec::new();
+    Compressor::new(Compression::Lz4)
+        .with_lz4_frame(Lz4Frame::RosCompatible)
+        .compress(&data, &mut frame)
+        .unwrap();
+    let block_size = u32::from_le_bytes(frame[7..11].try_into().unwrap());
+    assert_eq!(block_size, 0x8000_0000 | 100_000, "stored block flag");
+}
+
+/// The first chunk of a ROS bag: (compression, declared size, chunk data).
+fn first_bag_chunk(bag: &[u8]) -> (String, usize, &[u8]) {
+    let mut r = ByteReader::new(bag);
+    r.skip(13, "version line").unwrap();
+    loop {
+        let header = r.read_bytes_u32("header").unwrap();
+        let data = r.read_bytes_u32("data").unwrap();
+        let mut fields = ByteReader::new(header);
+        let (mut op, mut compression, mut size) = (0, String::new(), 0);
+        while !fields.is_empty() {
+            let field = fields.read_bytes_u32("field").unwrap();
+            let eq = field.iter().position(|&b| b == b'=').unwrap();
+            match &field[..eq] {
+                b"op" => op = field[eq + 1],
+                b"compression" => compression = String::from_utf8(field[eq + 1..].to_vec()).unwrap(),
+                b"size" => size = u32::from_le_bytes(field[eq + 1..].try_into().unwrap()) as usize,
+                _ => {}
+            }
+        }
+        if op == 0x05 {
+            return (compression, size, data);
+        }
+    }
+}
+
+#[test]
+fn reads_real_lz4_frames_from_ros_and_rosbags() {
+    for (file, flg) in [
+        ("bags/generated/ros_comm/ref_lz4.bag", 0x64),
+        ("bags/generated/rosbags/rosbags_lz4.bag", 0x68),
+        ("bags/upstream/swri-bag-reader-java/PointCloud2.bag", 0x64),
+    ] {
+        let bag = testdata::read(file);
+        let (compression, size, data) = first_bag_chunk(&bag);
+        assert_eq!(compression, "lz4");
+        assert_eq!(data[4], flg, "{file}: FLG");
+        let mut out = Vec::new();
+        decompress(Compression::Lz4, data, size, CAP, &mut out).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(out.len(), size);
+        // Decompressed chunk data is a sequence of bag records; the first is a connection (op 7).
+        assert!(out.windows(4).any(|w| w == b"op=\x07"), "{file}: no connection record");
+    }
+}
+
+#[test]
+fn reads_real_bz2_chunks() {
+    for file in ["bags/generated/ros_comm/ref_bz2.bag", "bags/upstream/rosbag.js/example-bz2.bag"] {
+        let bag = testdata::read(file);
+        let (compression, size, data) = first_bag_chunk(&bag);
+        assert_eq!(compression, "bz2");
+        let mut out = Vec::new();
+        decompress(Compression::Bz2, data, size, CAP, &mut out).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(out.windows(4).any(|w| w == b"op=\x07"));
+    }
+}
+
+/// Frames written with every lz4_flex option: linked blocks, block checksums, content size.
+#[test]
+fn accepts_every_standard_lz4_frame_variant() {
+    use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
+    use std::io::Write;
+    let data = sample(700_000);
+    for mode in [BlockMode::Independent, BlockMode::Linked] {
+        for size in [BlockSize::Max64KB, BlockSize::Max256KB, BlockSize::Max4MB] {
+            for block_checksums in [false, true] {
+                for content_checksum in [false, true] {
+                    for content_size in [None, Some(data.len() as u64)] {
+                        let info = FrameInfo::new()
+                            .block_mode(mode)
+                            .block_size(size)
+                            .block_checksums(block_checksums)
+                            .content_checksum(content_checksum)
+                            .content_size(content_size);
+                        let mut enc = FrameEncoder::with_frame_info(info, Vec::new());
+                        enc.write_all(&data).unwrap();
+                        let frame = enc.finish().unwrap();
+                        let mut out = Vec::new();
+                        decompress(Compression::Lz4, &frame, data.len(), CAP, &mut out).unwrap_or_else(|e| {
+                            panic!("{mode:?} {size:?} bc={block_checksums} cc={content_checksum} cs={content_size:?}: {e}")
+                        });
+                        assert!(out == data);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn concatenated_skippable_and_padded_lz4_frames() {
+    let a = sample(1000);
+    let b = sample(3000);
+    let mut input = Vec::new();
+    compress(Compression::Lz4, &a, &mut input).unwrap();
+    // A skippable frame between the two data frames.
+    input.extend_from_slice(&[0x5A, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+    compress(Compression::Lz4, &b, &mut input).unwrap();
+    input.extend_from_slice(&[0; 16]);
+    let mut out = Vec::new();
+    decompress(Compression::Lz4, &input, 4000, CAP, &mut out).unwrap();
+    assert_eq!(out, [a, b].concat());
+}
+
+#[test]
+fn zstd_multiple_frames_and_trailing_padding() {
+    let a = sample(5000);
+    let b = sample(7000);
+    let mut input = Vec::new();
+    compress(Compression::Zstd, &a, &mut input).unwrap();
+    compress(Compression::Zstd, &b, &mut input).unwrap();
+    input.extend_from_slice(&[0; 32]);
+    let mut out = Vec::new();
+    decompress(Compression::Zstd, &input, 12_000, CAP, &mut out).unwrap();
+    assert_eq!(out, [a, b].concat());
+}
+
+#[test]
+fn declared_size_must_match_exactly() {
+    for codec in Compression::ALL {
+        let data = sample(10_000);
+        let mut c = Vec::new();
+        compress(codec, &data, &mut c).unwrap();
+        let mut out = Vec::new();
+        let short = decompress(codec, &c, 10_001, CAP, &mut out).unwrap_err();
+        assert!(
+            matches!(short, CodecError::SizeMismatch { expected: 10_001, .. } | CodecError::Corrupt { .. }),
+            "{codec}: {short}"
+        );
+        if codec != Compression::None {
+            let long = decompress(codec, &c, 9_999, CAP, &mut out).unwrap_err();
+            assert!(
+                matches!(long, CodecError::Overflow { expected: 9_999, .. }),
+                "{codec}: {long}"
+            );
+        }
+    }
+}
+
+#[test]
+fn decompression_bombs_stop_at_the_declared_size() {
+    // 256 MiB of zeros compresses to a few KiB; a container claiming 1 KiB must not inflate it.
+    let zeros = vec![0u8; 256 << 20];
+    for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
+        let mut c = Vec::new();
+        compress(codec, &zeros, &mut c).unwrap();
+        assert!(c.len() < 2 << 20, "{codec}: {} bytes", c.len());
+        let mut out = Vec::new();
+        let err = decompress(codec, &c, 1024, CAP, &mut out).unwrap_err();
+        assert!(matches!(err, CodecError::Overflow { .. }), "{codec}: {err}");
+        assert!(out.capacity() < 1 << 20, "{codec}: buffer grew to {}", out.capacity());
+    }
+}
+
+#[test]
+fn declared_size_above_the_cap_is_refused_before_allocating() {
+    let mut out = Vec::new();
+    let err = decompress(Compression::Zstd, b"whatever", 1 << 40, 1 << 30, &mut out).unwrap_err();
+    assert_eq!(
+        err,
+        CodecError::TooLarge {
+            expected: 1 << 40,
+            cap: 1 << 30
+        }
+    );
+    assert_eq!(out.capacity(), 0);
+}
+
+#[test]
+fn garbage_is_an_error_not_a_panic() {
+    let garbage = noise(5000);
+    for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
+        let mut out = Vec::new();
+        assert!(decompress(codec, &garbage, 5000, CAP, &mut out).is_err(), "{codec}");
+        // Every truncation of a valid frame too.
+        let mut c = Vec::new();
+        compress(codec, &sample(3000), &mut c).unwrap();
+        for cut in 0..c.len() {
+            assert!(decompress(codec, &c[..cut], 3000, CAP, &mut out).is_err(), "{codec} cut {cut}");
+        }
+    }
+}
+
+#[test]
+fn output_buffer_is_reused() {
+    let data = sample(100_000);
+    let mut c = Vec::new();
+    compress(Compression::Lz4, &data, &mut c).unwrap();
+    let mut d = Decompressor::new();
+    let mut out = Vec::with_capacity(200_000);
+    let ptr = out.as_ptr();
+    for _ in 0..3 {
+        d.decompress(Compression::Lz4, &c, data.len(), CAP, &mut out).unwrap();
+        assert_eq!(out, data);
+    }
+    assert_eq!(out.as_ptr(), ptr, "no reallocation");
+    // A smaller chunk afterwards is exact too.
+    let small = sample(10);
+    let mut c = Vec::new();
+    compress(Compression::Zstd, &small, &mut c).unwrap();
+    d.decompress(Compression::Zstd, &c, 10, CAP, &mut out).unwrap();
+    assert_eq!(out, small);
+}
+
+#[test]
+fn salvage_keeps_complete_lz4_blocks() {
+    let data = sample(300_000);
+    let mut frame = Vec::new();
+    Compressor::new(Compression::Lz4)
+        .with_lz4_frame(Lz4Frame::Standard)
+        .compress(&data, &mut frame)
+        .unwrap();
+    let cut = frame.len() * 3 / 4;
+    let mut out = Vec::new();
+    let salvage = Decompressor::new().decompress_partial(Compression::Lz4, &frame[..cut], CAP, &mut out);
+    assert!(salvage.error.is_some());
+    assert_eq!(salvage.recovered % 65_536, 0, "whole 64 KiB blocks");
+    assert!(salvage.recovered >= 3 * 65_536, "recovered {}", salvage.recovered);
+    assert_eq!(out, data[..salvage.recovered]);
+    // A complete frame salvages completely.
+    let salvage = Decompressor::new().decompress_partial(Compression::Lz4, &frame, CAP, &mut out);
+    assert_eq!((salvage.recovered, salvage.error), (data.len(), None));
+}
+
+#[test]
+fn salvage_truncated_zstd_and_bz2() {
+    let data = noise(350_000);
+    for (codec, level, min_fraction) in [(Compression::Zstd, 3, 0.5), (Compression::Bz2, 1, 0.5)] {
+        let mut c = Vec::new();
+        Compressor::new(codec).with_level(level).compress(&data, &mut c).unwrap();
+        let cut = c.len() * 9 / 10;
+        let mut out = Vec::new();
+        let salvage = Decompressor::new().decompress_partial(codec, &c[..cut], CAP, &mut out);
+        assert!(salvage.error.is_some(), "{codec}");
+        assert!(
+            salvage.recovered as f64 >= data.len() as f64 * min_fraction,
+            "{codec}: recovered only {}",
+            salvage.recovered
+        );
+        assert_eq!(out, data[..salvage.recovered], "{codec}: salvaged bytes are a prefix");
+        let salvage = Decompressor::new().decompress_partial(codec, &c, CAP, &mut out);
+        assert_eq!((salvage.recovered, salvage.error), (data.len(), None), "{codec}");
+    }
+}
+
+#[test]
+fn salvage_respects_the_cap() {
+    let zeros = vec![0u8; 8 << 20];
+    for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
+        let mut c = Vec::new();
+        compress(codec, &zeros, &mut c).unwrap();
+        let mut out = Vec::new();
+        let salvage = Decompressor::new().decompress_partial(codec, &c, 1 << 20, &mut out);
+        assert!(salvage.error.is_some(), "{codec}");
+        assert!(out.len() <= 1 << 20 && out.capacity() <= 2 << 20, "{codec}: {}", out.capacity());
+    }
+}
