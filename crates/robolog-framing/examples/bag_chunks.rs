@@ -17,7 +17,10 @@ fn header_fields(header: &[u8], base: u64) -> Result<(u8, String, u32), Box<dyn 
     let (mut op, mut compression, mut size) = (0, String::new(), 0);
     while !fields.is_empty() {
         let field = fields.read_bytes_u32("header field")?;
-        let eq = field.iter().position(|&b| b == b'=').ok_or("header field without '='")?;
+        let eq = field
+            .iter()
+            .position(|&b| b == b'=')
+            .ok_or("header field without '='")?;
         let value = &field[eq + 1..];
         match &field[..eq] {
             b"op" => op = *value.first().ok_or("empty op")?,
@@ -30,7 +33,9 @@ fn header_fields(header: &[u8], base: u64) -> Result<(u8, String, u32), Box<dyn 
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let path = std::env::args().nth(1).ok_or("usage: bag_chunks FILE.bag")?;
+    let path = std::env::args()
+        .nth(1)
+        .ok_or("usage: bag_chunks FILE.bag")?;
     let bag = load_file(&path)?;
     let mut r = ByteReader::new(&bag);
     if r.read_bytes(13, "version line")? != b"#ROSBAG V2.0\n" {
@@ -39,7 +44,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let mut decompressor = Decompressor::new();
     let mut chunk = Vec::new();
     let (mut total_in, mut total_out) = (0u64, 0u64);
-    println!("{:>10}  {:<6} {:>12} {:>12} {:>7}", "offset", "codec", "stored", "unpacked", "ratio");
+    println!(
+        "{:>10}  {:<6} {:>12} {:>12} {:>7}",
+        "offset", "codec", "stored", "unpacked", "ratio"
+    );
     while !r.is_empty() {
         let offset = r.offset();
         let header_at = r.offset() + 4;

@@ -38,7 +38,11 @@ fn prefixed_strings_and_bytes_borrow_from_the_input() {
     let mut r = ByteReader::new(&data);
     let s = r.read_str_u32("name").unwrap();
     assert_eq!(s, "abc");
-    assert_eq!(s.as_ptr(), data[4..].as_ptr(), "string must borrow, not copy");
+    assert_eq!(
+        s.as_ptr(),
+        data[4..].as_ptr(),
+        "string must borrow, not copy"
+    );
     let b = r.read_bytes_u64("data").unwrap();
     assert_eq!(b, &[9, 8]);
     assert_eq!(b.as_ptr(), data[15..].as_ptr());
@@ -81,14 +85,24 @@ fn length_prefix_past_the_end_is_rejected_before_allocating() {
         }
     );
     let data = [0xFF; 8];
-    let err = ByteReader::new(&data).read_bytes_u64("records").unwrap_err();
-    assert!(matches!(err.kind, ErrorKind::LengthPastEnd { length: u64::MAX, .. }));
+    let err = ByteReader::new(&data)
+        .read_bytes_u64("records")
+        .unwrap_err();
+    assert!(matches!(
+        err.kind,
+        ErrorKind::LengthPastEnd {
+            length: u64::MAX,
+            ..
+        }
+    ));
 }
 
 #[test]
 fn invalid_utf8_is_reported_at_the_string() {
     let data = [2, 0, 0, 0, b'a', 0xFF];
-    let err = ByteReader::with_base(&data, 50).read_str_u32("topic").unwrap_err();
+    let err = ByteReader::with_base(&data, 50)
+        .read_str_u32("topic")
+        .unwrap_err();
     assert_eq!(err.offset, 54);
     assert_eq!(err.kind, ErrorKind::InvalidUtf8 { valid_up_to: 1 });
 }
@@ -194,7 +208,12 @@ fn writer_patches_length_fields() {
     w.write_bytes(b"abc");
     assert_eq!(w.end_len(inner).unwrap(), 3);
     assert_eq!(w.end_len(outer).unwrap(), 1 + 4 + 3);
-    assert_eq!(buf, [0xAA, 8, 0, 0, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, b'a', b'b', b'c']);
+    assert_eq!(
+        buf,
+        [
+            0xAA, 8, 0, 0, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, b'a', b'b', b'c'
+        ]
+    );
     let mut w = ByteWriter::new(&mut buf);
     assert!(w.patch_u32(15, 0).is_err(), "patching past the end fails");
     w.patch_u32(1, 0xDEAD_BEEF).unwrap();

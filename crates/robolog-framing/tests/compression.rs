@@ -15,7 +15,11 @@ fn sample(len: usize) -> Vec<u8> {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            if i % 7 == 0 { (state & 0xFF) as u8 } else { b"robolog "[i % 8] }
+            if i % 7 == 0 {
+                (state & 0xFF) as u8
+            } else {
+                b"robolog "[i % 8]
+            }
         })
         .collect()
 }
@@ -70,7 +74,10 @@ fn levels_change_the_output_but_not_the_content() {
         let mut sizes = Vec::new();
         for level in levels {
             let mut c = Vec::new();
-            Compressor::new(codec).with_level(level).compress(&data, &mut c).unwrap();
+            Compressor::new(codec)
+                .with_level(level)
+                .compress(&data, &mut c)
+                .unwrap();
             let mut back = Vec::new();
             decompress(codec, &c, data.len(), CAP, &mut back).unwrap();
             assert_eq!(back, data);
@@ -122,7 +129,9 @@ fn first_bag_chunk(bag: &[u8]) -> (String, usize, &[u8]) {
             let eq = field.iter().position(|&b| b == b'=').unwrap();
             match &field[..eq] {
                 b"op" => op = field[eq + 1],
-                b"compression" => compression = String::from_utf8(field[eq + 1..].to_vec()).unwrap(),
+                b"compression" => {
+                    compression = String::from_utf8(field[eq + 1..].to_vec()).unwrap()
+                }
                 b"size" => size = u32::from_le_bytes(field[eq + 1..].try_into().unwrap()) as usize,
                 _ => {}
             }
@@ -145,21 +154,29 @@ fn reads_real_lz4_frames_from_ros_and_rosbags() {
         assert_eq!(compression, "lz4");
         assert_eq!(data[4], flg, "{file}: FLG");
         let mut out = Vec::new();
-        decompress(Compression::Lz4, data, size, CAP, &mut out).unwrap_or_else(|e| panic!("{file}: {e}"));
+        decompress(Compression::Lz4, data, size, CAP, &mut out)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(out.len(), size);
         // Decompressed chunk data is a sequence of bag records; the first is a connection (op 7).
-        assert!(out.windows(4).any(|w| w == b"op=\x07"), "{file}: no connection record");
+        assert!(
+            out.windows(4).any(|w| w == b"op=\x07"),
+            "{file}: no connection record"
+        );
     }
 }
 
 #[test]
 fn reads_real_bz2_chunks() {
-    for file in ["bags/generated/ros_comm/ref_bz2.bag", "bags/upstream/rosbag.js/example-bz2.bag"] {
+    for file in [
+        "bags/generated/ros_comm/ref_bz2.bag",
+        "bags/upstream/rosbag.js/example-bz2.bag",
+    ] {
         let bag = testdata::read(file);
         let (compression, size, data) = first_bag_chunk(&bag);
         assert_eq!(compression, "bz2");
         let mut out = Vec::new();
-        decompress(Compression::Bz2, data, size, CAP, &mut out).unwrap_or_else(|e| panic!("{file}: {e}"));
+        decompress(Compression::Bz2, data, size, CAP, &mut out)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(out.windows(4).any(|w| w == b"op=\x07"));
     }
 }
@@ -233,13 +250,25 @@ fn declared_size_must_match_exactly() {
         let mut out = Vec::new();
         let short = decompress(codec, &c, 10_001, CAP, &mut out).unwrap_err();
         assert!(
-            matches!(short, CodecError::SizeMismatch { expected: 10_001, .. } | CodecError::Corrupt { .. }),
+            matches!(
+                short,
+                CodecError::SizeMismatch {
+                    expected: 10_001,
+                    ..
+                } | CodecError::Corrupt { .. }
+            ),
             "{codec}: {short}"
         );
         if codec != Compression::None {
             let long = decompress(codec, &c, 9_999, CAP, &mut out).unwrap_err();
             assert!(
-                matches!(long, CodecError::Overflow { expected: 9_999, .. }),
+                matches!(
+                    long,
+                    CodecError::Overflow {
+                        expected: 9_999,
+                        ..
+                    }
+                ),
                 "{codec}: {long}"
             );
         }
@@ -257,7 +286,11 @@ fn decompression_bombs_stop_at_the_declared_size() {
         let mut out = Vec::new();
         let err = decompress(codec, &c, 1024, CAP, &mut out).unwrap_err();
         assert!(matches!(err, CodecError::Overflow { .. }), "{codec}: {err}");
-        assert!(out.capacity() < 1 << 20, "{codec}: buffer grew to {}", out.capacity());
+        assert!(
+            out.capacity() < 1 << 20,
+            "{codec}: buffer grew to {}",
+            out.capacity()
+        );
     }
 }
 
@@ -280,12 +313,18 @@ fn garbage_is_an_error_not_a_panic() {
     let garbage = noise(5000);
     for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
         let mut out = Vec::new();
-        assert!(decompress(codec, &garbage, 5000, CAP, &mut out).is_err(), "{codec}");
+        assert!(
+            decompress(codec, &garbage, 5000, CAP, &mut out).is_err(),
+            "{codec}"
+        );
         // Every truncation of a valid frame too.
         let mut c = Vec::new();
         compress(codec, &sample(3000), &mut c).unwrap();
         for cut in 0..c.len() {
-            assert!(decompress(codec, &c[..cut], 3000, CAP, &mut out).is_err(), "{codec} cut {cut}");
+            assert!(
+                decompress(codec, &c[..cut], 3000, CAP, &mut out).is_err(),
+                "{codec} cut {cut}"
+            );
         }
     }
 }
@@ -299,7 +338,8 @@ fn output_buffer_is_reused() {
     let mut out = Vec::with_capacity(200_000);
     let ptr = out.as_ptr();
     for _ in 0..3 {
-        d.decompress(Compression::Lz4, &c, data.len(), CAP, &mut out).unwrap();
+        d.decompress(Compression::Lz4, &c, data.len(), CAP, &mut out)
+            .unwrap();
         assert_eq!(out, data);
     }
     assert_eq!(out.as_ptr(), ptr, "no reallocation");
@@ -307,7 +347,8 @@ fn output_buffer_is_reused() {
     let small = sample(10);
     let mut c = Vec::new();
     compress(Compression::Zstd, &small, &mut c).unwrap();
-    d.decompress(Compression::Zstd, &c, 10, CAP, &mut out).unwrap();
+    d.decompress(Compression::Zstd, &c, 10, CAP, &mut out)
+        .unwrap();
     assert_eq!(out, small);
 }
 
@@ -321,10 +362,15 @@ fn salvage_keeps_complete_lz4_blocks() {
         .unwrap();
     let cut = frame.len() * 3 / 4;
     let mut out = Vec::new();
-    let salvage = Decompressor::new().decompress_partial(Compression::Lz4, &frame[..cut], CAP, &mut out);
+    let salvage =
+        Decompressor::new().decompress_partial(Compression::Lz4, &frame[..cut], CAP, &mut out);
     assert!(salvage.error.is_some());
     assert_eq!(salvage.recovered % 65_536, 0, "whole 64 KiB blocks");
-    assert!(salvage.recovered >= 3 * 65_536, "recovered {}", salvage.recovered);
+    assert!(
+        salvage.recovered >= 3 * 65_536,
+        "recovered {}",
+        salvage.recovered
+    );
     assert_eq!(out, data[..salvage.recovered]);
     // A complete frame salvages completely.
     let salvage = Decompressor::new().decompress_partial(Compression::Lz4, &frame, CAP, &mut out);
@@ -336,7 +382,10 @@ fn salvage_truncated_zstd_and_bz2() {
     let data = noise(350_000);
     for (codec, level, min_fraction) in [(Compression::Zstd, 3, 0.5), (Compression::Bz2, 1, 0.5)] {
         let mut c = Vec::new();
-        Compressor::new(codec).with_level(level).compress(&data, &mut c).unwrap();
+        Compressor::new(codec)
+            .with_level(level)
+            .compress(&data, &mut c)
+            .unwrap();
         let cut = c.len() * 9 / 10;
         let mut out = Vec::new();
         let salvage = Decompressor::new().decompress_partial(codec, &c[..cut], CAP, &mut out);
@@ -346,9 +395,17 @@ fn salvage_truncated_zstd_and_bz2() {
             "{codec}: recovered only {}",
             salvage.recovered
         );
-        assert_eq!(out, data[..salvage.recovered], "{codec}: salvaged bytes are a prefix");
+        assert_eq!(
+            out,
+            data[..salvage.recovered],
+            "{codec}: salvaged bytes are a prefix"
+        );
         let salvage = Decompressor::new().decompress_partial(codec, &c, CAP, &mut out);
-        assert_eq!((salvage.recovered, salvage.error), (data.len(), None), "{codec}");
+        assert_eq!(
+            (salvage.recovered, salvage.error),
+            (data.len(), None),
+            "{codec}"
+        );
     }
 }
 
@@ -361,6 +418,10 @@ fn salvage_respects_the_cap() {
         let mut out = Vec::new();
         let salvage = Decompressor::new().decompress_partial(codec, &c, 1 << 20, &mut out);
         assert!(salvage.error.is_some(), "{codec}");
-        assert!(out.len() <= 1 << 20 && out.capacity() <= 2 << 20, "{codec}: {}", out.capacity());
+        assert!(
+            out.len() <= 1 << 20 && out.capacity() <= 2 << 20,
+            "{codec}: {}",
+            out.capacity()
+        );
     }
 }

@@ -18,7 +18,9 @@ fn disabled_codecs_name_their_feature() {
             let feature = codec.feature().unwrap();
             assert_eq!(
                 expected.to_string(),
-                format!("compiled without {feature} support: enable the `{feature}` feature of robolog-framing")
+                format!(
+                    "compiled without {feature} support: enable the `{feature}` feature of robolog-framing"
+                )
             );
         }
     }

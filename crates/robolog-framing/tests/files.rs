@@ -2,7 +2,10 @@
 
 use std::io::{Read, Write};
 
-use robolog_framing::{AtomicFile, CountingWriter, ErrorKind, StreamError, crc32, load_file, read_exact_bounded, read_file};
+use robolog_framing::{
+    AtomicFile, CountingWriter, ErrorKind, StreamError, crc32, load_file, read_exact_bounded,
+    read_file,
+};
 
 #[test]
 fn atomic_file_leaves_the_destination_alone_until_commit() {
@@ -16,7 +19,11 @@ fn atomic_file_leaves_the_destination_alone_until_commit() {
         // Dropped without commit: an error happened.
     }
     assert_eq!(std::fs::read(&target).unwrap(), b"precious");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary file removed");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "temporary file removed"
+    );
 
     let mut f = AtomicFile::create(&target).unwrap();
     f.write_all(b"new content").unwrap();
@@ -94,5 +101,7 @@ fn bounded_read_does_not_trust_the_length() {
     }
     assert!(buf.capacity() <= 2 << 20, "capacity {}", buf.capacity());
     let err = read_exact_bounded(&mut input, 5 << 30, 4 << 30, 0, "chunk", &mut buf).unwrap_err();
-    assert!(matches!(err, StreamError::Framing(e) if matches!(e.kind, ErrorKind::LengthOverLimit { .. })));
+    assert!(
+        matches!(err, StreamError::Framing(e) if matches!(e.kind, ErrorKind::LengthOverLimit { .. }))
+    );
 }

@@ -23,7 +23,12 @@ fn python_codec(python: &Path, action: &str, codec: &str, input: &[u8]) -> Vec<u
     interop::run(
         python,
         &script,
-        &[OsStr::new(action), OsStr::new(codec), src.as_os_str(), dst.as_os_str()],
+        &[
+            OsStr::new(action),
+            OsStr::new(codec),
+            src.as_os_str(),
+            dst.as_os_str(),
+        ],
     )
     .unwrap();
     std::fs::read(dst).unwrap()
@@ -47,7 +52,10 @@ fn reference_libraries_read_what_we_write() {
             .compress(&data, &mut compressed)
             .unwrap();
         let back = python_codec(&python, "decompress", name, &compressed);
-        assert!(back == data, "{name} {frame:?}: reference decoder disagrees");
+        assert!(
+            back == data,
+            "{name} {frame:?}: reference decoder disagrees"
+        );
     }
 }
 

@@ -44,13 +44,17 @@ fn never_more_jobs_in_flight_than_allowed() {
 #[test]
 fn zero_threads_runs_inline() {
     let caller = std::thread::current().id();
-    let out: Vec<bool> = ParallelMap::new(0..5, 0, 4, move |_| std::thread::current().id() == caller).collect();
+    let out: Vec<bool> =
+        ParallelMap::new(0..5, 0, 4, move |_| std::thread::current().id() == caller).collect();
     assert_eq!(out, vec![true; 5]);
 }
 
 #[test]
 fn empty_source() {
-    assert_eq!(ParallelMap::new(std::iter::empty::<u8>(), 2, 2, |x| x).count(), 0);
+    assert_eq!(
+        ParallelMap::new(std::iter::empty::<u8>(), 2, 2, |x| x).count(),
+        0
+    );
 }
 
 #[test]

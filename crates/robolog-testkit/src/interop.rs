@@ -35,7 +35,11 @@ pub fn python() -> Option<PathBuf> {
 
 /// Runs `python script args…` and returns its stdout, or stderr and the exit status as the
 /// error.
-pub fn run(python: &std::path::Path, script: &std::path::Path, args: &[&OsStr]) -> Result<String, String> {
+pub fn run(
+    python: &std::path::Path,
+    script: &std::path::Path,
+    args: &[&OsStr],
+) -> Result<String, String> {
     let output = Command::new(python)
         .arg(script)
         .args(args)

@@ -34,7 +34,10 @@ pub fn sweep(
         match catch_unwind(AssertUnwindSafe(|| check(cut, prefix))) {
             Ok(Ok(())) => {}
             Ok(Err(message)) => panic!("file cut at byte {cut} of {}: {message}", data.len()),
-            Err(_) => panic!("file cut at byte {cut} of {}: the reader panicked", data.len()),
+            Err(_) => panic!(
+                "file cut at byte {cut} of {}: the reader panicked",
+                data.len()
+            ),
         }
     }
 }
