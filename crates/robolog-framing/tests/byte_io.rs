@@ -1,5 +1,7 @@
 //! ByteReader / ByteWriter: every primitive, every truncation, round trips.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use proptest::prelude::*;
 use robolog_framing::{ByteReader, ByteWriter, ErrorKind, LengthBound, check_len};
 

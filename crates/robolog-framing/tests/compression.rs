@@ -1,5 +1,6 @@
 //! Codecs: round trips, real frames from other writers, size checks, bombs, salvage.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(all(feature = "lz4", feature = "zstd", feature = "bz2"))]
 
 use robolog_framing::{

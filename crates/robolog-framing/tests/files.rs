@@ -1,5 +1,7 @@
 //! AtomicFile, CountingWriter, load_file and bounded stream reads.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::io::{Read, Write};
 
 use robolog_framing::{

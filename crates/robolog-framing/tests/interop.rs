@@ -1,5 +1,6 @@
 //! Our codecs against the reference C libraries (through Python's lz4, zstandard and bz2).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(all(feature = "lz4", feature = "zstd", feature = "bz2"))]
 
 use std::ffi::OsStr;

@@ -1,5 +1,7 @@
 //! ParallelMap keeps order, bounds the work in flight, and re-raises panics.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
