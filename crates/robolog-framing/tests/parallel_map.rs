@@ -28,12 +28,12 @@ fn never_more_jobs_in_flight_than_allowed() {
     let source = (0..100usize).inspect(move |_| {
         pulled_in_source.fetch_add(1, Ordering::SeqCst);
     });
-    let mut map = ParallelMap::new(source, 3, 5, move |i| {
+    let map = ParallelMap::new(source, 3, 5, move |i| {
         source_started.fetch_add(1, Ordering::SeqCst);
         i
     });
     let mut consumed = 0;
-    while let Some(i) = map.next() {
+    for i in map {
         assert_eq!(i, consumed);
         consumed += 1;
         let ahead = pulled.load(Ordering::SeqCst) - consumed;
