@@ -5,6 +5,8 @@
 //! Reading is lenient (producers differ: rospy, roscpp, rosbags, rosbag2, broken publishers);
 //! writing follows genmsg's `compute_full_text` byte for byte, so ROS tools accept our files.
 
+use std::collections::HashSet;
+
 use crate::error::Warning;
 use crate::model::MessageDefinition;
 use crate::name::TypeName;
@@ -68,6 +70,7 @@ impl Bundle {
             ros2_section_names: false,
             warnings,
         };
+        let mut seen = HashSet::new();
         let mut open = OpenSection {
             kind: SectionKind::Top,
             start: 0,
@@ -83,7 +86,7 @@ impl Bundle {
             };
             let body = normalised.get(open.start..start).unwrap_or("");
             // The writer's "\n" before the separator is not part of the section.
-            bundle.close(open, body.strip_suffix('\n').unwrap_or(body));
+            bundle.close(open, body.strip_suffix('\n').unwrap_or(body), &mut seen);
             let (header_start, header_end) = lines[header_index];
             let header = normalised.get(header_start..header_end).unwrap_or("");
             let raw_name = header.get("MSG:".len()..).unwrap_or("").trim();
@@ -111,16 +114,16 @@ impl Bundle {
             index = header_index + 1;
         }
         let rest = normalised.get(open.start..).unwrap_or("");
-        bundle.close(open, rest);
+        bundle.close(open, rest, &mut seen);
         bundle
     }
 
-    fn close(&mut self, section: OpenSection, text: &str) {
+    fn close(&mut self, section: OpenSection, text: &str, seen: &mut HashSet<TypeName>) {
         match section.kind {
             SectionKind::Top => self.top = text.to_owned(),
             SectionKind::Ignored => {}
             SectionKind::Dependency { name, header_line } => {
-                if self.dependencies.iter().any(|s| s.name == name) {
+                if !seen.insert(name.clone()) {
                     self.warnings.push(Warning::DuplicateSection {
                         name,
                         line: header_line,
@@ -153,7 +156,10 @@ struct OpenSection {
 
 enum SectionKind {
     Top,
-    Dependency { name: TypeName, header_line: usize },
+    Dependency {
+        name: TypeName,
+        header_line: usize,
+    },
     /// A section with a malformed header (already reported); its text is dropped.
     Ignored,
 }

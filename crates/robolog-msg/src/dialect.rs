@@ -33,9 +33,7 @@ fn line_is_ros2_only(line: &str) -> bool {
         return name.trim().split('/').count() == 3;
     }
     let clean = line.split('#').next().unwrap_or("").trim();
-    let (type_word, rest) = clean
-        .split_once(char::is_whitespace)
-        .unwrap_or((clean, ""));
+    let (type_word, rest) = clean.split_once(char::is_whitespace).unwrap_or((clean, ""));
     let base = type_word.split('[').next().unwrap_or("");
     if type_word.contains("<=") || base == "wstring" {
         return true;
@@ -64,7 +62,10 @@ mod tests {
         assert_eq!(detect_dialect("wstring w"), Dialect::Ros2);
         assert_eq!(detect_dialect("int32 x 5"), Dialect::Ros2);
         assert_eq!(detect_dialect("uint8 X=0x10"), Dialect::Ros2);
-        assert_eq!(detect_dialect("x\nMSG: std_msgs/msg/Header\n"), Dialect::Ros2);
+        assert_eq!(
+            detect_dialect("x\nMSG: std_msgs/msg/Header\n"),
+            Dialect::Ros2
+        );
         assert_eq!(detect_dialect("x\nMSG: std_msgs/Header\n"), Dialect::Ros1);
     }
 }

@@ -80,7 +80,11 @@ fn missing_type_message(missing: &TypeName, needed_by: Option<&TypeName>) -> Str
 }
 
 fn join_names(names: &[TypeName]) -> String {
-    names.iter().map(ToString::to_string).collect::<Vec<_>>().join(" -> ")
+    names
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" -> ")
 }
 
 impl From<SyntaxError> for Error {
@@ -215,7 +219,10 @@ impl fmt::Display for Warning {
                 "the definition contained literal `\\n` sequences instead of line breaks"
             ),
             Warning::DuplicateType { name } => {
-                write!(f, "{name} is defined more than once; the first definition is used")
+                write!(
+                    f,
+                    "{name} is defined more than once; the first definition is used"
+                )
             }
         }
     }

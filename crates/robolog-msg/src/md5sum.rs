@@ -35,9 +35,9 @@ impl Registry {
     /// The ROS 1 md5sum of the service `name`: MD5 of the request's md5 text immediately
     /// followed by the response's, with no separator.
     pub fn service_md5(&self, name: &TypeName) -> Result<String, Error> {
-        let service = self.service(name).ok_or_else(|| Error::MissingService {
-            name: name.clone(),
-        })?;
+        let service = self
+            .service(name)
+            .ok_or_else(|| Error::MissingService { name: name.clone() })?;
         let request = self.md5_text(&service.request.name)?;
         let response = self.md5_text(&service.response.name)?;
         Ok(md5_hex(format!("{request}{response}").as_bytes()))

@@ -1,5 +1,6 @@
 //! The parsed, resolved type model: what a decoder walks.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::error::Warning;
@@ -292,7 +293,11 @@ impl Value {
     /// A range-checked integer: [`Value::Int`] for a signed type, [`Value::UInt`] otherwise.
     pub(crate) fn from_integer(signed: bool, number: i128) -> Value {
         if signed {
-            Value::Int(i64::try_from(number).unwrap_or(if number < 0 { i64::MIN } else { i64::MAX }))
+            Value::Int(i64::try_from(number).unwrap_or(if number < 0 {
+                i64::MIN
+            } else {
+                i64::MAX
+            }))
         } else {
             Value::UInt(u64::try_from(number).unwrap_or(if number < 0 { 0 } else { u64::MAX }))
         }
@@ -357,13 +362,12 @@ pub struct MessageDefinition {
 impl MessageDefinition {
     /// The message types this one refers to directly, in field order, each once.
     pub fn direct_dependencies(&self) -> Vec<&TypeName> {
-        let mut out: Vec<&TypeName> = Vec::new();
-        for name in self.fields.iter().filter_map(|f| f.ty.message_type()) {
-            if !out.contains(&name) {
-                out.push(name);
-            }
-        }
-        out
+        let mut seen = HashSet::new();
+        self.fields
+            .iter()
+            .filter_map(|f| f.ty.message_type())
+            .filter(|name| seen.insert(*name))
+            .collect()
     }
 
     /// The field called `name`.

@@ -67,10 +67,7 @@ impl Registry {
                 };
                 match kind {
                     Some(kind) => {
-                        let package = directory
-                            .file_name()
-                            .and_then(|n| n.to_str())
-                            .unwrap_or("");
+                        let package = directory.file_name().and_then(|n| n.to_str()).unwrap_or("");
                         loaded += self.load_interface_folder(&entry, package, kind, dialect)?;
                     }
                     None => subdirectories.push(entry),

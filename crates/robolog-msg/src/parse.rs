@@ -2,9 +2,7 @@
 
 use crate::dialect;
 use crate::error::Error;
-use crate::model::{
-    ActionDefinition, Dialect, MessageDefinition, ParseDialect, ServiceDefinition,
-};
+use crate::model::{ActionDefinition, Dialect, MessageDefinition, ParseDialect, ServiceDefinition};
 use crate::name::TypeName;
 use crate::{ros1, ros2};
 

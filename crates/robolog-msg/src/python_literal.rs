@@ -62,12 +62,9 @@ pub(crate) fn int_decimal(text: &str) -> Result<i128, IntegerError> {
 pub(crate) fn int_any_base(text: &str) -> Result<i128, IntegerError> {
     let prefixed = |prefix: &'static str, radix: u32| {
         move |input| {
-            preceded(
-                pair(tag_no_case(prefix), opt(char('_'))),
-                digits(radix),
-            )
-            .parse(input)
-            .map(|(rest, digits)| (rest, (digits, radix)))
+            preceded(pair(tag_no_case(prefix), opt(char('_'))), digits(radix))
+                .parse(input)
+                .map(|(rest, digits)| (rest, (digits, radix)))
         }
     };
     let zero = |input| {
@@ -99,7 +96,11 @@ pub(crate) fn int_any_base(text: &str) -> Result<i128, IntegerError> {
 }
 
 fn float_literal(input: &str) -> IResult<&str, &str> {
-    let special = alt((tag_no_case("infinity"), tag_no_case("inf"), tag_no_case("nan")));
+    let special = alt((
+        tag_no_case("infinity"),
+        tag_no_case("inf"),
+        tag_no_case("nan"),
+    ));
     let mantissa = alt((
         recognize((digits(10), char('.'), opt(digits(10)))),
         recognize(pair(char('.'), digits(10))),

@@ -29,7 +29,10 @@ pub(crate) fn rstrip(text: &str) -> &str {
 /// uses to split declarations: only the ASCII space separates tokens, so a TAB between type and
 /// name leaves them as one token.
 pub(crate) fn genmsg_tokens(text: &str) -> Vec<&str> {
-    text.split(' ').map(strip).filter(|t| !t.is_empty()).collect()
+    text.split(' ')
+        .map(strip)
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// Python `str.splitlines()`: lines without their terminators, which are `\n`, `\r\n`, `\r`,

@@ -6,9 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::bundle::{Bundle, write_bundle};
 use crate::dialect;
 use crate::error::{Error, SyntaxError, Warning};
-use crate::model::{
-    ActionDefinition, Dialect, MessageDefinition, ParseDialect, ServiceDefinition,
-};
+use crate::model::{ActionDefinition, Dialect, MessageDefinition, ParseDialect, ServiceDefinition};
 use crate::name::TypeName;
 use crate::parse::{parse_action, parse_message_at, parse_service};
 
@@ -139,9 +137,9 @@ impl Registry {
     ) -> Result<&ServiceDefinition, Error> {
         let definition = parse_service(name, text, dialect)?;
         self.insert_service(definition);
-        self.services.get(name).ok_or_else(|| Error::MissingService {
-            name: name.clone(),
-        })
+        self.services
+            .get(name)
+            .ok_or_else(|| Error::MissingService { name: name.clone() })
     }
 
     /// Parses an `.action` text as `name` and adds all the types it defines.

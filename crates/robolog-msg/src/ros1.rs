@@ -6,6 +6,8 @@
 //! at the first `#`; a line is a constant iff `=` remains after that; `string` constants are cut
 //! from the raw line (keeping `#`); declarations are split on ASCII spaces only.
 
+use std::collections::HashSet;
+
 use nom::bytes::complete::take_while;
 use nom::character::complete::char;
 use nom::combinator::all_consuming;
@@ -64,11 +66,7 @@ pub(crate) fn parse_message(
     text: &str,
     first_line: usize,
 ) -> Result<MessageDefinition, SyntaxError> {
-    parse_lines(
-        name,
-        text.to_owned(),
-        &split_at_newlines(text, first_line),
-    )
+    parse_lines(name, text.to_owned(), &split_at_newlines(text, first_line))
 }
 
 /// Parses the given lines as the message `name`; `source` is the text stored for bundles.
@@ -86,6 +84,7 @@ fn parse_lines(
         source,
         warnings: Vec::new(),
     };
+    let mut field_names = HashSet::new();
     for line in lines {
         let before_comment = line.text.split('#').next().unwrap_or("");
         let clean = strip(before_comment);
@@ -104,7 +103,7 @@ fn parse_lines(
             definition.constants.push(constant);
         } else {
             let field = parse_field(name, &type_name, line, clean, &mut definition.warnings)?;
-            if definition.fields.iter().any(|f| f.name == field.name) {
+            if !field_names.insert(field.name.clone()) {
                 let at = genmsg_tokens(clean).get(1).copied().unwrap_or(clean);
                 return Err(line.error(
                     &type_name,
@@ -186,15 +185,13 @@ fn convert_value(
         PrimitiveType::Float32 | PrimitiveType::Float64 => python_literal::float(value)
             .map(Value::Float)
             .ok_or_else(|| line.error(type_name, text, "a floating-point number")),
-        PrimitiveType::Bool => python_truth(value)
-            .map(Value::Bool)
-            .ok_or_else(|| {
-                line.error(
-                    type_name,
-                    text,
-                    "a bool constant: True, False or a number (genmsg evaluates it as Python)",
-                )
-            }),
+        PrimitiveType::Bool => python_truth(value).map(Value::Bool).ok_or_else(|| {
+            line.error(
+                type_name,
+                text,
+                "a bool constant: True, False or a number (genmsg evaluates it as Python)",
+            )
+        }),
         PrimitiveType::String => Ok(Value::String(value.to_owned())),
         _ => {
             let (lower, upper) = ros1_integer_range(ty);
@@ -451,7 +448,10 @@ fn split_sections(text: &str, first_line: usize) -> Vec<Section<'_>> {
 
 fn merge_sections<'a>(sections: &[Section<'a>]) -> Section<'a> {
     Section {
-        lines: sections.iter().flat_map(|s| s.lines.iter().copied()).collect(),
+        lines: sections
+            .iter()
+            .flat_map(|s| s.lines.iter().copied())
+            .collect(),
     }
 }
 
@@ -488,7 +488,11 @@ pub(crate) fn parse_action(
         let source = format!("{ACTION_AUTOGEN_LINE}{}", section.text());
         // The marker line is a comment, so parsing the original lines gives the same result
         // while keeping their line numbers for errors.
-        parse_lines(&name.sibling(format!("{action}{suffix}")), source, &section.lines)
+        parse_lines(
+            &name.sibling(format!("{action}{suffix}")),
+            source,
+            &section.lines,
+        )
     };
     let goal = generated("Goal", &sections[0])?;
     let result = generated("Result", &sections[1])?;

@@ -7,14 +7,14 @@
 //! `Header` is not special; string constants lose one level of quotes; integers may be written
 //! `0x`/`0o`/`0b`.
 
+use std::collections::HashSet;
+
 use crate::error::SyntaxError;
 use crate::model::{
     ActionDefinition, ArrayKind, Constant, DefaultValue, Dialect, ElementType, Field, FieldType,
     MessageDefinition, PrimitiveType, ServiceDefinition, Value,
 };
-use crate::name::{
-    TypeName, is_ros2_constant_name, is_ros2_message_name, is_ros2_snake_name,
-};
+use crate::name::{TypeName, is_ros2_constant_name, is_ros2_message_name, is_ros2_snake_name};
 use crate::python_literal::{self, IntegerError};
 use crate::python_text::{lstrip, rstrip, splitlines, strip};
 use crate::source_line::SourceLine;
@@ -54,6 +54,8 @@ pub(crate) fn parse_message(
         source: text.to_owned(),
         warnings: Vec::new(),
     };
+    let mut field_names = HashSet::new();
+    let mut constant_names = HashSet::new();
     for line in &lines {
         let mut content = rstrip(line.text);
         if content.is_empty() {
@@ -91,7 +93,7 @@ pub(crate) fn parse_message(
             let constant_name = rstrip(rest.get(..equals).unwrap_or(""));
             let value = lstrip(rest.get(equals + 1..).unwrap_or(""));
             let constant = parse_constant(&type_name, line, type_token, constant_name, value)?;
-            if definition.constant(&constant.name).is_some() {
+            if !constant_names.insert(constant.name.clone()) {
                 return Err(line.error(
                     &type_name,
                     constant_name,
@@ -103,7 +105,7 @@ pub(crate) fn parse_message(
             let (field_name, default) = rest.split_once(' ').unwrap_or((rest, ""));
             let default = lstrip(default);
             let field = parse_field(name, &type_name, line, type_token, field_name, default)?;
-            if definition.field(&field.name).is_some() {
+            if !field_names.insert(field.name.clone()) {
                 return Err(line.error(
                     &type_name,
                     field_name,
@@ -145,8 +147,8 @@ fn parse_constant(
         };
         return Err(line.error(type_name, name, expected));
     }
-    let converted = parse_scalar(ty, None, value)
-        .map_err(|expected| line.error(type_name, value, expected))?;
+    let converted =
+        parse_scalar(ty, None, value).map_err(|expected| line.error(type_name, value, expected))?;
     Ok(Constant {
         ty,
         name: name.to_owned(),
@@ -323,10 +325,14 @@ fn parse_default(ty: &FieldType, text: &str) -> Result<Value, String> {
     let count = u64::try_from(elements.len()).unwrap_or(u64::MAX);
     match ty.array {
         ArrayKind::Fixed(n) if count != n => {
-            return Err(format!("an array default with exactly {n} elements, not {count}"));
+            return Err(format!(
+                "an array default with exactly {n} elements, not {count}"
+            ));
         }
         ArrayKind::Bounded(n) if count > n => {
-            return Err(format!("an array default with at most {n} elements, not {count}"));
+            return Err(format!(
+                "an array default with at most {n} elements, not {count}"
+            ));
         }
         _ => {}
     }
@@ -349,7 +355,9 @@ fn split_string_elements(inner: &str) -> Result<Vec<String>, String> {
     let mut rest = inner.trim_start_matches(' ');
     while !rest.is_empty() {
         if rest.starts_with(',') {
-            return Err(format!("a string element, not `,` at the start of `{rest}`"));
+            return Err(format!(
+                "a string element, not `,` at the start of `{rest}`"
+            ));
         }
         let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'');
         if let Some(quote) = quote {

@@ -34,7 +34,11 @@ impl SourceLine<'_> {
 
     /// An error about something missing at the end of the line.
     pub(crate) fn error_at_end(&self, type_name: &str, expected: impl Into<String>) -> SyntaxError {
-        self.error(type_name, self.text.get(self.text.len()..).unwrap_or(""), expected)
+        self.error(
+            type_name,
+            self.text.get(self.text.len()..).unwrap_or(""),
+            expected,
+        )
     }
 }
 
