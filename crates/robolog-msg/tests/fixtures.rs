@@ -355,3 +355,26 @@ fn ros2_demo_parses_and_reports_its_missing_dependency_by_name() {
     );
     assert!(matches!(registry.md5(&top), Err(Error::NotRos1 { .. })));
 }
+
+#[test]
+fn truncated_fixtures_never_panic_and_errors_point_inside_the_text() {
+    for fixture in fixtures() {
+        robolog_testkit::truncation::sweep(fixture.bundle.as_bytes(), 512, 7, |_, prefix| {
+            let text = String::from_utf8_lossy(prefix);
+            let lines = text.split('\n').count();
+            match Registry::from_bundle(&fixture.name, &text, Dialect::Ros1) {
+                Ok(registry) => {
+                    // Whatever is missing is reported by name, never a panic.
+                    match registry.md5(&fixture.name) {
+                        Ok(sum) if sum.len() == 32 => Ok(()),
+                        Ok(sum) => Err(format!("md5 `{sum}`")),
+                        Err(Error::MissingType { .. } | Error::UnparsableType { .. }) => Ok(()),
+                        Err(other) => Err(other.to_string()),
+                    }
+                }
+                Err(Error::Syntax(error)) if error.line >= 1 && error.line <= lines => Ok(()),
+                Err(other) => Err(format!("unexpected error {other}")),
+            }
+        });
+    }
+}
