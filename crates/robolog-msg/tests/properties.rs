@@ -127,7 +127,11 @@ fn ros1_type() -> impl Strategy<Value = String> {
         Just("Point2"),
         Just("other_pkg/Thing"),
     ];
-    let suffix = prop_oneof![Just(String::new()), Just("[]".to_owned()), "\\[0{0,2}[0-9]{1,3}\\]"];
+    let suffix = prop_oneof![
+        Just(String::new()),
+        Just("[]".to_owned()),
+        "\\[0{0,2}[0-9]{1,3}\\]"
+    ];
     (base, suffix).prop_map(|(base, suffix)| format!("{base}{suffix}"))
 }
 
@@ -201,7 +205,10 @@ fn ros2_type() -> impl Strategy<Value = (String, Option<String>)> {
         Just(("wstring<=5".to_owned(), None)),
         Just(("int32[<=3]".to_owned(), Some("[1, 2]".to_owned()))),
         Just(("float32[2]".to_owned(), Some("[1.0, -2]".to_owned()))),
-        Just(("string<=3[<=2]".to_owned(), Some("[\"a, b\"]".to_owned()).filter(|_| false))),
+        Just((
+            "string<=3[<=2]".to_owned(),
+            Some("[\"a, b\"]".to_owned()).filter(|_| false)
+        )),
         Just(("string[]".to_owned(), Some("[\"x, y\", z]".to_owned()))),
         Just(("Other".to_owned(), None)),
         Just(("geometry_msgs/Point[]".to_owned(), None)),
@@ -210,7 +217,12 @@ fn ros2_type() -> impl Strategy<Value = (String, Option<String>)> {
 }
 
 fn ros2_message_text() -> impl Strategy<Value = String> {
-    let field = (ros2_type(), "[a-z][a-z0-9]{0,6}", any::<bool>(), prop_oneof![Just(""), Just(" # note")])
+    let field = (
+        ros2_type(),
+        "[a-z][a-z0-9]{0,6}",
+        any::<bool>(),
+        prop_oneof![Just(""), Just(" # note")],
+    )
         .prop_map(|((ty, default), name, with_default, comment)| {
             let default = match default {
                 Some(d) if with_default => format!(" {d}"),
@@ -344,4 +356,3 @@ proptest! {
         prop_assert_eq!(crlf.md5(&top).unwrap(), registry.md5(&top).unwrap());
     }
 }
-
