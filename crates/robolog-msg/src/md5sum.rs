@@ -33,7 +33,8 @@ impl Registry {
     }
 
     /// The ROS 1 md5sum of the service `name`: MD5 of the request's md5 text immediately
-    /// followed by the response's, with no separator.
+    /// followed by the response's, with no separator. (roscpp's generated `SrvRequest` and
+    /// `SrvResponse` classes report this sum too, not their own message md5sums.)
     pub fn service_md5(&self, name: &TypeName) -> Result<String, Error> {
         let service = self
             .service(name)
