@@ -48,11 +48,6 @@ pub(crate) struct ScannedChunk {
 }
 
 impl ScannedChunk {
-    /// `(conn, count)` in order of first appearance, as the ROS writers order them.
-    pub(crate) fn counts(&self) -> Vec<(u32, u32)> {
-        counts_in_order(&self.entries)
-    }
-
     pub(crate) fn time_range(&self) -> Option<(RosTime, RosTime)> {
         let mut it = self.entries.iter().map(|e| e.time);
         let first = it.next()?;
@@ -114,14 +109,14 @@ struct Scanner<'f> {
 }
 
 /// The records of decoded chunk content, up to the first incomplete or malformed one.
-struct Walked {
-    entries: Vec<IndexEntry>,
-    connections: Vec<Connection>,
-    complete_len: usize,
-    error: Option<Error>,
+pub(crate) struct Walked {
+    pub(crate) entries: Vec<IndexEntry>,
+    pub(crate) connections: Vec<Connection>,
+    pub(crate) complete_len: usize,
+    pub(crate) error: Option<Error>,
 }
 
-fn walk(content: &[u8]) -> Walked {
+pub(crate) fn walk(content: &[u8]) -> Walked {
     let mut walked = Walked {
         entries: Vec::new(),
         connections: Vec::new(),

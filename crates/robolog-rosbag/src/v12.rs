@@ -29,6 +29,8 @@ pub(crate) struct V12Contents {
     pub(crate) messages: Vec<V12Message>,
     pub(crate) status: Option<IndexStatus>,
     pub(crate) problems: Vec<Problem>,
+    /// Where a linear read stopped (the end of the last complete record).
+    pub(crate) end: usize,
 }
 
 /// Maps each distinct (topic, type, md5, definition) to a synthetic connection id, and keeps
@@ -219,6 +221,7 @@ pub(crate) fn linear(file: &[u8], start: usize, strict: bool) -> Result<V12Conte
         pos += record.len();
     }
     contents.connections = defs.connections;
+    contents.end = pos;
     Ok(contents)
 }
 

@@ -349,7 +349,12 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Closes the last chunk, writes the index section (connections, then chunk infos) and
     /// fills in the file header. Returns the output, positioned after the bag.
-    pub fn finish(mut self) -> Result<W> {
+    pub fn finish(self) -> Result<W> {
+        self.finish_with_count().map(|(out, _)| out)
+    }
+
+    /// [`Writer::finish`], also returning the number of chunks written.
+    pub(crate) fn finish_with_count(mut self) -> Result<(W, u64)> {
         self.close_chunk()?;
         let index_pos = self.pos;
         self.connections.sort_by_key(|s| s.connection.id);
@@ -389,7 +394,8 @@ impl<W: Write + Seek> Writer<W> {
         self.out.write_all(&header)?;
         self.out.seek(SeekFrom::Start(self.origin + self.pos))?;
         self.out.flush()?;
-        Ok(self.out)
+        let chunks = self.chunk_infos.len() as u64;
+        Ok((self.out, chunks))
     }
 }
 

@@ -3,7 +3,7 @@
 use robolog_framing::ByteReader;
 
 use crate::error::{Error, RecordKind, Result};
-use crate::format::fields::{for_each_field, write_field};
+use crate::format::fields::write_field;
 
 pub(crate) const OP_MSG_DEF: u8 = 0x01;
 pub(crate) const OP_MSG_DATA: u8 = 0x02;
@@ -43,11 +43,6 @@ impl<'a> RecordView<'a> {
         8 + self.header.len() + self.data.len()
     }
 
-    /// The `op` field.
-    pub(crate) fn op(&self) -> Result<u8> {
-        header_op(self.header, self.header_offset())
-    }
-
     /// The error for a record whose data is cut short.
     pub(crate) fn truncated(&self, kind: RecordKind) -> Error {
         Error::framing(
@@ -62,18 +57,6 @@ impl<'a> RecordView<'a> {
             ),
         )
     }
-}
-
-/// The `op` field of a record header.
-pub(crate) fn header_op(header: &[u8], base: u64) -> Result<u8> {
-    let mut op = None;
-    for_each_field(header, base, RecordKind::Record, |f| {
-        if f.name == b"op" {
-            op = Some(f.u8()?);
-        }
-        Ok(())
-    })?;
-    op.ok_or_else(|| Error::malformed(RecordKind::Record, base, "record header without op"))
 }
 
 /// Views the record at the start of `buf`, whose first byte is at absolute offset `base`.
@@ -148,7 +131,7 @@ mod tests {
         write_record(&mut rec, &header, b"hello").unwrap();
         let view = view_record(&rec, 10).unwrap();
         assert!(view.is_complete());
-        assert_eq!((view.op().unwrap(), view.data, view.len()), (2, &b"hello"[..], rec.len()));
+        assert_eq!((view.data, view.len()), (&b"hello"[..], rec.len()));
         assert_eq!(view.data_offset(), 10 + 8 + header.len() as u64);
         let cut = view_record(&rec[..rec.len() - 2], 0).unwrap();
         assert_eq!(cut.data, b"hel");
