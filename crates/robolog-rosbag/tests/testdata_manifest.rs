@@ -293,3 +293,58 @@ fn summaries_report_chunks_and_compression() {
     assert_eq!(empty.summary().start_ns, None);
     assert!(empty.connections().is_empty());
 }
+
+#[test]
+fn streaming_reader_agrees_with_the_indexed_reader_on_every_file() {
+    let mut files = testdata::files_with_extension("bags", ".bag");
+    files.retain(|p| !p.ends_with("empty-file.bag"));
+    assert!(files.len() > 40);
+    for path in files {
+        let bag = Bag::from_file(&path).unwrap();
+        let indexed: Vec<_> = bag
+            .messages()
+            .order(Order::File)
+            .into_iter()
+            .map(|m| m.unwrap())
+            .collect();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut reader = robolog_rosbag::StreamReader::new(std::io::BufReader::new(file)).unwrap();
+        let streamed: Vec<_> = reader.by_ref().map(|m| m.unwrap()).collect();
+        assert_eq!(streamed.len(), indexed.len(), "{}", path.display());
+        for (s, i) in streamed.iter().zip(&indexed) {
+            assert_eq!((s.conn, s.time_ns, &s.data, s.position), (i.conn, i.time_ns, &i.data, i.position));
+            let (a, b) = (reader.connection(s.conn).unwrap(), bag.connection(i.conn).unwrap());
+            assert_eq!(a, b, "{}", path.display());
+        }
+        let killed = path.ends_with("v20_killed.bag");
+        assert_eq!(reader.report().clean_end, !killed, "{}: {:?}", path.display(), reader.report());
+    }
+}
+
+#[test]
+fn encrypted_bags_are_refused_clearly() {
+    // A file header with the fields `rosbag encrypt` adds (spec §13).
+    let mut header = Vec::new();
+    for (name, value) in [
+        (&b"op"[..], &[3u8][..]),
+        (b"index_pos", &[0; 8]),
+        (b"conn_count", &[0; 4]),
+        (b"chunk_count", &[0; 4]),
+        (b"encryptor", b"rosbag/AesCbcEncryptor"),
+        (b"gpg_user", b"someone"),
+    ] {
+        header.extend_from_slice(&((name.len() + 1 + value.len()) as u32).to_le_bytes());
+        header.extend_from_slice(name);
+        header.push(b'=');
+        header.extend_from_slice(value);
+    }
+    let mut bag = b"#ROSBAG V2.0\n".to_vec();
+    bag.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    bag.extend_from_slice(&header);
+    bag.extend_from_slice(&0u32.to_le_bytes());
+    let err = Bag::open(bag.clone().into()).unwrap_err();
+    assert!(matches!(&err, Error::Encrypted { encryptor } if encryptor == "rosbag/AesCbcEncryptor"));
+    assert!(err.to_string().contains("encrypted bag"), "{err}");
+    let err = robolog_rosbag::StreamReader::new(&bag[..]).unwrap_err();
+    assert!(matches!(err, Error::Encrypted { .. }));
+}
