@@ -46,6 +46,7 @@ mod stream;
 mod summary;
 mod v12;
 mod writer;
+mod writer12;
 
 pub use chunk::ChunkCompression;
 pub use connection::Connection;
@@ -59,3 +60,4 @@ pub use robolog_framing::Bytes;
 pub use stream::{StreamOptions, StreamReader, StreamReport};
 pub use summary::{ChunkInfo, CompressionStats, Summary};
 pub use writer::{WriteOptions, Writer};
+pub use writer12::V12Writer;

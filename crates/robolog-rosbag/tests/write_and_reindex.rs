@@ -232,3 +232,21 @@ fn writer_rejects_bad_input() {
     let duplicate = robolog_rosbag::Connection::new(conn, "/b", "t/T", "0", "");
     assert!(writer.insert_connection(duplicate).is_err());
 }
+
+#[test]
+fn v12_writer_reproduces_the_v12_test_file() {
+    let reference = read("ros_comm/v12_indexed.bag");
+    let bag = open(reference.clone());
+    let mut writer = robolog_rosbag::V12Writer::new(Cursor::new(Vec::new())).unwrap();
+    for c in bag.connections() {
+        let id = writer
+            .add_topic(&c.topic, &c.message_type, &c.md5sum, &c.message_definition)
+            .unwrap();
+        assert_eq!(id, c.id);
+    }
+    for (conn, time, data) in contents(&bag) {
+        writer.write(conn, time, &data).unwrap();
+    }
+    let ours = writer.finish().unwrap().into_inner();
+    assert!(ours == reference, "1.2 output differs from v12_indexed.bag");
+}
