@@ -164,31 +164,48 @@ impl<'a> InnerWalker<'a> {
         self.pos
     }
 
-    /// Parses the record at `offset` (for index lookups).
+    /// Parses the record at `offset` (for index lookups). Returns the record and where the
+    /// next one starts.
+    #[inline]
     pub(crate) fn record_at(buf: &'a [u8], offset: usize) -> Result<(InnerRecord<'a>, usize)> {
-        let rest = buf.get(offset..).unwrap_or_default();
-        let record = view_record(rest, offset as u64)?;
-        if !record.is_complete() {
+        // The hot path of every read: plain slice arithmetic, the general framing code only
+        // to describe a failure.
+        let u32_at = |at: usize| -> Option<usize> {
+            let b = buf.get(at..at.checked_add(4)?)?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        };
+        let framed = (|| {
+            let header_len = u32_at(offset)?;
+            let header_start = offset + 4;
+            let header_end = header_start.checked_add(header_len)?;
+            let data_len = u32_at(header_end)?;
+            let data_start = header_end + 4;
+            let data_end = data_start.checked_add(data_len)?;
+            (data_end <= buf.len()).then_some((header_start..header_end, data_start..data_end))
+        })();
+        let Some((header, data)) = framed else {
+            let rest = buf.get(offset..).unwrap_or_default();
+            let record = view_record(rest, offset as u64)?;
             return Err(record.truncated(crate::error::RecordKind::Record));
-        }
-        let data_offset = offset + 8 + record.header.len();
-        let parsed = match parse_inner_header(record.header, record.header_offset())? {
+        };
+        let end = data.end;
+        let parsed = match parse_inner_header(&buf[header.clone()], header.start as u64)? {
             InnerHeader::Message(m) => InnerRecord::Message {
                 offset,
                 conn: m.conn,
                 time: m.time,
-                data: data_offset..data_offset + record.data.len(),
+                data,
             },
             InnerHeader::Connection(c) => InnerRecord::Connection {
                 offset,
                 conn: c.conn,
                 topic: c.topic,
-                data: record.data,
-                data_offset,
+                data_offset: data.start,
+                data: &buf[data],
             },
             InnerHeader::Other(op) => InnerRecord::Other { offset, op },
         };
-        Ok((parsed, offset + record.len()))
+        Ok((parsed, end))
     }
 }
 

@@ -25,24 +25,27 @@ pub(crate) fn for_each_field<'a>(
     let mut pos = 0usize;
     while pos < header.len() {
         let offset = base + pos as u64;
-        let Some(len_bytes) = header.get(pos..pos + 4) else {
+        let len = match header.get(pos..pos + 4) {
+            Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
+            None => {
+                return Err(Error::malformed(
+                    kind,
+                    offset,
+                    "header ends inside a field length",
+                ));
+            }
+        };
+        pos += 4;
+        let Some(field) = header.get(pos..).and_then(|rest| rest.get(..len)) else {
             return Err(Error::malformed(
                 kind,
                 offset,
-                "header ends inside a field length",
+                format!(
+                    "header field of {len} bytes runs past the {} bytes that remain",
+                    header.len() - pos
+                ),
             ));
         };
-        let len = u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]);
-        pos += 4;
-        let remaining = header.len() - pos;
-        let len = robolog_framing::check_len(
-            u64::from(len),
-            robolog_framing::LengthBound::Remaining(remaining as u64),
-            offset,
-            "header field",
-        )
-        .map_err(|e| Error::malformed(kind, offset, format!("header field: {}", e.kind)))?;
-        let field = &header[pos..pos + len];
         pos += len;
         let Some(eq) = field.iter().position(|&b| b == b'=') else {
             return Err(Error::malformed(kind, offset, "header field without '='"));
