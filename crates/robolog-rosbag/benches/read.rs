@@ -22,9 +22,30 @@ use robolog_rosbag::{Bag, ChunkCompression, Order, WriteOptions, Writer};
 fn synthetic(compression: ChunkCompression) -> Vec<u8> {
     let options = WriteOptions::new().compression(compression);
     let mut writer = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
-    let imu = writer.add_connection("/imu", "sensor_msgs/Imu", "6a62c6daae103f4ff57a132d6f95cec2", "").unwrap();
-    let scan = writer.add_connection("/scan", "sensor_msgs/LaserScan", "90c7ef2dc6895d81024acba2ac42f369", "").unwrap();
-    let image = writer.add_connection("/image", "sensor_msgs/Image", "060021388200f6f0f447d0fcd9c64743", "").unwrap();
+    let imu = writer
+        .add_connection(
+            "/imu",
+            "sensor_msgs/Imu",
+            "6a62c6daae103f4ff57a132d6f95cec2",
+            "",
+        )
+        .unwrap();
+    let scan = writer
+        .add_connection(
+            "/scan",
+            "sensor_msgs/LaserScan",
+            "90c7ef2dc6895d81024acba2ac42f369",
+            "",
+        )
+        .unwrap();
+    let image = writer
+        .add_connection(
+            "/image",
+            "sensor_msgs/Image",
+            "060021388200f6f0f447d0fcd9c64743",
+            "",
+        )
+        .unwrap();
     let mut state = 0x9E37_79B9u32;
     let mut noise = |n: usize, spread: u32| -> Vec<u8> {
         (0..n)
@@ -33,7 +54,7 @@ fn synthetic(compression: ChunkCompression) -> Vec<u8> {
                 state ^= state >> 17;
                 state ^= state << 5;
                 // Smooth-ish sensor data: compressible, but not trivially.
-                ((i as u32 / 7) % 200 + state % spread) as u8
+                ((i as u32 / 7) % 128 + state % (spread * 8)) as u8
             })
             .collect()
     };
@@ -86,7 +107,11 @@ fn rosbag_crate_read(path: &Path) -> usize {
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut files: Vec<(String, PathBuf)> = Vec::new();
-    for compression in [ChunkCompression::None, ChunkCompression::Lz4, ChunkCompression::Bz2] {
+    for compression in [
+        ChunkCompression::None,
+        ChunkCompression::Lz4,
+        ChunkCompression::Bz2,
+    ] {
         let path = dir.path().join(format!("synthetic-{compression}.bag"));
         std::fs::write(&path, synthetic(compression)).unwrap();
         files.push((format!("synthetic-{compression}"), path));
@@ -97,21 +122,31 @@ fn bench(c: &mut Criterion) {
     ));
 
     let mut group = c.benchmark_group("full_read");
-    group.sample_size(10).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
     for (name, path) in &files {
         let bag = Bag::from_file(path).unwrap();
         group.throughput(Throughput::Bytes(uncompressed_size(&bag)));
         // Both readers must see the same bytes.
-        assert_eq!(robolog_read(path, Order::File, None), rosbag_crate_read(path));
+        assert_eq!(
+            robolog_read(path, Order::File, None),
+            rosbag_crate_read(path)
+        );
         group.bench_with_input(BenchmarkId::new("rosbag-crate", name), path, |b, p| {
             b.iter(|| black_box(rosbag_crate_read(p)))
         });
-        group.bench_with_input(BenchmarkId::new("robolog-time-order", name), path, |b, p| {
-            b.iter(|| black_box(robolog_read(p, Order::Time, None)))
-        });
-        group.bench_with_input(BenchmarkId::new("robolog-file-order", name), path, |b, p| {
-            b.iter(|| black_box(robolog_read(p, Order::File, None)))
-        });
+        group.bench_with_input(
+            BenchmarkId::new("robolog-time-order", name),
+            path,
+            |b, p| b.iter(|| black_box(robolog_read(p, Order::Time, None))),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("robolog-file-order", name),
+            path,
+            |b, p| b.iter(|| black_box(robolog_read(p, Order::File, None))),
+        );
         if name.contains("bz2") || name.contains("lz4") {
             // Scaling of the parallel decoder: 0 = on the calling thread.
             for threads in [0, 1, 2] {

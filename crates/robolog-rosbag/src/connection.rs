@@ -119,7 +119,10 @@ impl Connection {
     pub(crate) fn parse(id: u32, record_topic: &[u8], data: &[u8], offset: u64) -> Result<Self> {
         let mut fields = Vec::with_capacity(6);
         for_each_field(data, offset, RecordKind::Connection, |f| {
-            fields.push((String::from_utf8_lossy(f.name).into_owned(), f.value.to_vec()));
+            fields.push((
+                String::from_utf8_lossy(f.name).into_owned(),
+                f.value.to_vec(),
+            ));
             Ok(())
         })?;
         let topic = String::from_utf8_lossy(record_topic);

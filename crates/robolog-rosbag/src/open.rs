@@ -241,7 +241,11 @@ pub(crate) fn read_file_header(
     file: &[u8],
     at: usize,
 ) -> Result<(crate::format::records::FileHeader, usize)> {
-    let record = read_record(&file[at.min(file.len())..], at as u64, RecordKind::FileHeader)?;
+    let record = read_record(
+        &file[at.min(file.len())..],
+        at as u64,
+        RecordKind::FileHeader,
+    )?;
     match parse_header(record.header, record.header_offset())? {
         Header::FileHeader(header) => {
             if let Some(encryptor) = header.encryptor {
@@ -284,7 +288,9 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
                 });
             }
             Err(e) if options.strict => return Err(e),
-            Err(Error::IndexDamaged { offset, message }) => IndexStatus::Damaged { offset, message },
+            Err(Error::IndexDamaged { offset, message }) => {
+                IndexStatus::Damaged { offset, message }
+            }
             Err(e) => return Err(e),
         }
     };
@@ -351,6 +357,9 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
     })
 }
 
+/// A CHUNK_INFO record: chunk position, start and end times, `(conn, count)` pairs.
+type RawChunkInfo = (u64, RosTime, RosTime, Vec<(u32, u32)>);
+
 /// Reads the index section and every chunk header it points at, checking each offset.
 fn read_index(
     file: &[u8],
@@ -373,7 +382,7 @@ fn read_index(
         })?;
     let mut connections: Vec<Connection> = Vec::new();
     // (chunk_pos, start, end, counts)
-    let mut infos: Vec<(u64, RosTime, RosTime, Vec<(u32, u32)>)> = Vec::new();
+    let mut infos: Vec<RawChunkInfo> = Vec::new();
     let mut pos = index_start;
     while pos < file.len() {
         let record = view_record(&file[pos..], pos as u64)
@@ -385,8 +394,9 @@ fn read_index(
             .map_err(|e| damaged(pos as u64, e.to_string()))?
         {
             Header::Connection(c) => {
-                let connection = Connection::parse(c.conn, c.topic, record.data, record.data_offset())
-                    .map_err(|e| damaged(pos as u64, e.to_string()))?;
+                let connection =
+                    Connection::parse(c.conn, c.topic, record.data, record.data_offset())
+                        .map_err(|e| damaged(pos as u64, e.to_string()))?;
                 connections.push(connection);
             }
             Header::ChunkInfo(info) => {
@@ -454,9 +464,17 @@ fn read_index(
         let record = view_record(&file[at..index_start], chunk_pos)
             .ok()
             .filter(|r| r.is_complete())
-            .ok_or_else(|| damaged(chunk_pos, "no complete chunk record at this position".into()))?;
+            .ok_or_else(|| {
+                damaged(
+                    chunk_pos,
+                    "no complete chunk record at this position".into(),
+                )
+            })?;
         let Ok(Header::Chunk(chunk)) = parse_header(record.header, record.header_offset()) else {
-            return Err(damaged(chunk_pos, "no chunk record at this position".into()));
+            return Err(damaged(
+                chunk_pos,
+                "no chunk record at this position".into(),
+            ));
         };
         let compression = ChunkCompression::from_name(chunk.compression).ok_or_else(|| {
             Error::UnsupportedCompression {

@@ -148,7 +148,7 @@ impl Query {
             conns = Some(
                 data.connections
                     .iter()
-                    .filter(|c| topics.iter().any(|t| *t == c.topic))
+                    .filter(|c| topics.contains(&c.topic))
                     .map(|c| c.id)
                     .collect(),
             );
@@ -212,13 +212,19 @@ impl Query {
         } else {
             0
         });
-        let starts: VecDeque<u64> = chunks.iter().map(|&i| data.chunks[i].info.start_ns).collect();
+        let starts: VecDeque<u64> = chunks
+            .iter()
+            .map(|&i| data.chunks[i].info.start_ns)
+            .collect();
         let order = self.order;
         let job_data = Arc::clone(&data);
         let job_selection = Arc::clone(&selection);
-        let jobs = ParallelMap::new(chunks.into_iter(), threads, (threads * 2).max(1), move |i| {
-            load_chunk(&job_data, i, &job_selection, order)
-        });
+        let jobs = ParallelMap::new(
+            chunks.into_iter(),
+            threads,
+            (threads * 2).max(1),
+            move |i| load_chunk(&job_data, i, &job_selection, order),
+        );
         Messages {
             state: State::Chunks(Box::new(Pipeline {
                 jobs,
@@ -291,7 +297,12 @@ struct Batch {
 }
 
 /// Reads the chunk's INDEX_DATA records, `count` of them from `start`.
-fn read_chunk_index(file: &[u8], start: usize, count: u32, chunk: &ChunkEntry) -> Option<Vec<IndexEntry>> {
+fn read_chunk_index(
+    file: &[u8],
+    start: usize,
+    count: u32,
+    chunk: &ChunkEntry,
+) -> Option<Vec<IndexEntry>> {
     let mut entries = Vec::new();
     let mut per_conn: Vec<(u32, u32)> = Vec::new();
     let mut pos = start;
@@ -300,7 +311,8 @@ fn read_chunk_index(file: &[u8], start: usize, count: u32, chunk: &ChunkEntry) -
         if !record.is_complete() {
             return None;
         }
-        let Ok(Header::IndexData(index)) = parse_header(record.header, record.header_offset()) else {
+        let Ok(Header::IndexData(index)) = parse_header(record.header, record.header_offset())
+        else {
             return None;
         };
         if index.ver != 1 || (record.data.len() as u64) < 12 * u64::from(index.count) {
@@ -329,8 +341,11 @@ fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> 
         ChunkIndex::Records { start, count } => read_chunk_index(&data.file, *start, *count, chunk),
         ChunkIndex::Entries(entries) => Some(entries.to_vec()),
     };
-    let wanted: Option<Vec<IndexEntry>> =
-        indexed.map(|all| all.into_iter().filter(|e| selection.wants(e.conn, e.time)).collect());
+    let wanted: Option<Vec<IndexEntry>> = indexed.map(|all| {
+        all.into_iter()
+            .filter(|e| selection.wants(e.conn, e.time))
+            .collect()
+    });
     if wanted.as_ref().is_some_and(Vec::is_empty) {
         // The index proves there is nothing to decompress.
         return Ok(Batch {
@@ -348,7 +363,8 @@ fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> 
             chunk.info.position,
         )?,
     };
-    let file_base = (chunk.info.compression == ChunkCompression::None).then_some(chunk.data.start as u64);
+    let file_base =
+        (chunk.info.compression == ChunkCompression::None).then_some(chunk.data.start as u64);
     let make = |offset: usize, conn: u32, time: RosTime, range: std::ops::Range<usize>| Message {
         conn,
         time_ns: time.to_ns(),
@@ -364,7 +380,10 @@ fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> 
     let resolved = wanted.and_then(|entries| {
         entries
             .iter()
-            .map(|e| resolve_entry(&content, e).map(|(offset, range)| make(offset, e.conn, e.time, range)))
+            .map(|e| {
+                resolve_entry(&content, e)
+                    .map(|(offset, range)| make(offset, e.conn, e.time, range))
+            })
             .collect::<Option<Vec<Message>>>()
     });
     let mut messages = match resolved {
@@ -390,7 +409,15 @@ fn resolve_entry(content: &Bytes, entry: &IndexEntry) -> Option<(usize, std::ops
     loop {
         match InnerWalker::record_at(content, at).ok()? {
             (InnerRecord::Connection { .. }, next) => at = next,
-            (InnerRecord::Message { offset, conn, time, data }, _) => {
+            (
+                InnerRecord::Message {
+                    offset,
+                    conn,
+                    time,
+                    data,
+                },
+                _,
+            ) => {
                 return (conn == entry.conn && time == entry.time).then_some((offset, data));
             }
             (InnerRecord::Other { .. }, _) => return None,

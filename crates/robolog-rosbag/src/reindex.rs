@@ -212,9 +212,7 @@ pub fn reindex_file(
     let file = AtomicFile::create(output)?;
     let mut out = BufWriter::new(file);
     let report = reindex(&data, &mut out, options)?;
-    let file = out
-        .into_inner()
-        .map_err(|e| Error::Io(e.into_error()))?;
+    let file = out.into_inner().map_err(|e| Error::Io(e.into_error()))?;
     file.commit()?;
     Ok(report)
 }

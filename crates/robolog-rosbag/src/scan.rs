@@ -209,23 +209,33 @@ impl Scanner<'_> {
                 }
             };
             match header {
-                Header::Chunk(chunk) => match self.chunk(pos, &record, chunk.compression, chunk.size) {
-                    Some(next) => pos = next,
-                    None => return,
-                },
+                Header::Chunk(chunk) => {
+                    match self.chunk(pos, &record, chunk.compression, chunk.size) {
+                        Some(next) => pos = next,
+                        None => return,
+                    }
+                }
                 Header::Other(op) => {
                     self.stop_at(pos, format!("unknown record op {op:#04x}"));
                     return;
                 }
                 other => {
                     if !record.is_complete() {
-                        self.stop_at(pos, format!("the file ends inside a {} record", other.kind()));
+                        self.stop_at(
+                            pos,
+                            format!("the file ends inside a {} record", other.kind()),
+                        );
                         self.out.incomplete_records += 1;
                         return;
                     }
                     match other {
                         Header::Connection(c) => {
-                            match Connection::parse(c.conn, c.topic, record.data, record.data_offset()) {
+                            match Connection::parse(
+                                c.conn,
+                                c.topic,
+                                record.data,
+                                record.data_offset(),
+                            ) {
                                 Ok(conn) => self.add_connections(vec![conn]),
                                 Err(e) => self.problem(Problem::warning(pos as u64, e.to_string())),
                             }
@@ -283,7 +293,12 @@ impl Scanner<'_> {
         }
         if !record.is_complete() {
             let region = data_start..data_start + record.data.len();
-            self.partial_chunk(pos, compression, region, "chunk cut short by the end of the file");
+            self.partial_chunk(
+                pos,
+                compression,
+                region,
+                "chunk cut short by the end of the file",
+            );
             return None;
         }
         let region = data_start..data_start + record.data.len();
@@ -345,7 +360,10 @@ impl Scanner<'_> {
             if !self.options.salvage {
                 // rosbag reindex drops a chunk whose index records end early.
                 self.out.dropped_messages += walked.entries.len() as u64;
-                self.stop_at(pos, "the chunk's index records are missing or incomplete".into());
+                self.stop_at(
+                    pos,
+                    "the chunk's index records are missing or incomplete".into(),
+                );
                 return None;
             }
             self.problem(Problem::warning(
@@ -386,7 +404,8 @@ impl Scanner<'_> {
         region: Range<usize>,
         why: &str,
     ) {
-        let (content, codec_error) = salvage_chunk(compression, &self.file[region.clone()], self.options.cap);
+        let (content, codec_error) =
+            salvage_chunk(compression, &self.file[region.clone()], self.options.cap);
         let walked = walk(&content);
         let lost = content.len() - walked.complete_len;
         if lost > 0 || walked.error.is_some() {

@@ -110,7 +110,13 @@ impl<R: Read> Source<R> {
         Ok(got)
     }
 
-    fn read_exact(&mut self, len: u64, limit: u64, what: &'static str, buf: &mut Vec<u8>) -> Result<()> {
+    fn read_exact(
+        &mut self,
+        len: u64,
+        limit: u64,
+        what: &'static str,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
         let offset = self.pos;
         read_exact_bounded(self, len, limit, offset, what, buf).map_err(|e| match e {
             StreamError::Framing(source) => Error::framing(RecordKind::Record, source),
@@ -164,7 +170,10 @@ impl<R: Read> StreamReader<R> {
 
     /// Starts reading with `options`.
     pub fn with_options(input: R, options: StreamOptions) -> Result<Self> {
-        let mut source = Source { inner: input, pos: 0 };
+        let mut source = Source {
+            inner: input,
+            pos: 0,
+        };
         let mut line = Vec::with_capacity(MAX_LINE);
         let mut byte = [0u8; 1];
         while line.len() < MAX_LINE && source.fill(&mut byte)? == 1 {
@@ -282,7 +291,12 @@ impl<R: Read> StreamReader<R> {
             len[0] = byte[0];
             let got = self.source.fill(&mut len[1..])?;
             if got < 3 {
-                return Err(cut(offset + zeros, "record header length", 4, got as u64 + 1));
+                return Err(cut(
+                    offset + zeros,
+                    "record header length",
+                    4,
+                    got as u64 + 1,
+                ));
             }
             header_len = u32::from_le_bytes(len);
             let record_at = offset + zeros;
@@ -294,8 +308,12 @@ impl<R: Read> StreamReader<R> {
     fn finish_record(&mut self, offset: u64, header_len: u32) -> Result<RawRecord> {
         let mut len = [0u8; 4];
         let mut header = Vec::new();
-        self.source
-            .read_exact(u64::from(header_len), self.options.max_record_len, "record header", &mut header)?;
+        self.source.read_exact(
+            u64::from(header_len),
+            self.options.max_record_len,
+            "record header",
+            &mut header,
+        )?;
         let at = self.source.pos;
         match self.source.fill(&mut len)? {
             4 => {}
@@ -356,8 +374,12 @@ impl<R: Read> StreamReader<R> {
     }
 
     fn read_data(&mut self, len: u32, buf: &mut Vec<u8>) -> Result<()> {
-        self.source
-            .read_exact(u64::from(len), self.options.max_record_len, "record data", buf)
+        self.source.read_exact(
+            u64::from(len),
+            self.options.max_record_len,
+            "record data",
+            buf,
+        )
     }
 
     fn step_v20(&mut self, record: RawRecord) -> Result<()> {
@@ -389,18 +411,39 @@ impl<R: Read> StreamReader<R> {
                     let mut limited = (&mut self.source).take(self.options.max_record_len);
                     limited
                         .read_to_end(&mut data)
-                        .map_err(|source| Error::Read { offset: data_at, source })?;
-                    return self.partial_chunk(record.offset, data_at, compression, &data, "unterminated chunk (size 0)");
+                        .map_err(|source| Error::Read {
+                            offset: data_at,
+                            source,
+                        })?;
+                    return self.partial_chunk(
+                        record.offset,
+                        data_at,
+                        compression,
+                        &data,
+                        "unterminated chunk (size 0)",
+                    );
                 }
                 match self.read_data(record.data_len, &mut data) {
                     Ok(()) => {}
                     Err(e) if e.is_truncation() => {
-                        return self.partial_chunk(record.offset, data_at, compression, &data, "chunk cut short by the end of the stream");
+                        return self.partial_chunk(
+                            record.offset,
+                            data_at,
+                            compression,
+                            &data,
+                            "chunk cut short by the end of the stream",
+                        );
                     }
                     Err(e) => return self.damage(record.offset, e),
                 }
                 let data = Bytes::from(data);
-                match decode_chunk(compression, &data, chunk.size, self.options.max_record_len as usize, record.offset) {
+                match decode_chunk(
+                    compression,
+                    &data,
+                    chunk.size,
+                    self.options.max_record_len as usize,
+                    record.offset,
+                ) {
                     Ok(content) => {
                         let base = (compression == ChunkCompression::None).then_some(data_at);
                         // A damaged record inside is reported; the next chunk is still read.
@@ -411,10 +454,12 @@ impl<R: Read> StreamReader<R> {
                         if !self.options.recover {
                             return Err(e);
                         }
-                        let (content, _) = salvage_chunk(compression, &data, self.options.max_record_len as usize);
-                        self.report
-                            .problems
-                            .push(Problem::error(record.offset, format!("{e}; complete records salvaged")));
+                        let (content, _) =
+                            salvage_chunk(compression, &data, self.options.max_record_len as usize);
+                        self.report.problems.push(Problem::error(
+                            record.offset,
+                            format!("{e}; complete records salvaged"),
+                        ));
                         let before = self.pending.len();
                         let base = (compression == ChunkCompression::None).then_some(data_at);
                         self.queue_chunk(record.offset, base, &Bytes::from(content))?;
@@ -432,13 +477,20 @@ impl<R: Read> StreamReader<R> {
                     Ok(connection) => {
                         self.connections.entry(connection.id).or_insert(connection);
                     }
-                    Err(e) => self.report.problems.push(Problem::warning(record.offset, e.to_string())),
+                    Err(e) => self
+                        .report
+                        .problems
+                        .push(Problem::warning(record.offset, e.to_string())),
                 }
                 Ok(())
             }
             Header::Other(op) => self.damage(
                 record.offset,
-                Error::malformed(RecordKind::Record, record.offset, format!("unknown record op {op:#04x}")),
+                Error::malformed(
+                    RecordKind::Record,
+                    record.offset,
+                    format!("unknown record op {op:#04x}"),
+                ),
             ),
             _ => match self.skip_data(u64::from(record.data_len)) {
                 Ok(()) => Ok(()),
@@ -465,11 +517,16 @@ impl<R: Read> StreamReader<R> {
                 self.report.dropped_messages += 1;
                 self.report.problems.push(Problem::error(
                     chunk_pos,
-                    format!("message on connection {} that no connection record defined; dropped", entry.conn),
+                    format!(
+                        "message on connection {} that no connection record defined; dropped",
+                        entry.conn
+                    ),
                 ));
                 continue;
             }
-            let Ok((InnerRecord::Message { data, .. }, _)) = InnerWalker::record_at(content, entry.offset as usize) else {
+            let Ok((InnerRecord::Message { data, .. }, _)) =
+                InnerWalker::record_at(content, entry.offset as usize)
+            else {
                 continue;
             };
             self.pending.push_back(Message {
@@ -494,7 +551,10 @@ impl<R: Read> StreamReader<R> {
             self.report.bytes_dropped += lost as u64;
             self.report.problems.push(Problem::error(
                 chunk_pos,
-                format!("damaged record at byte {} of the chunk ({e}); {lost} bytes dropped", walked.complete_len),
+                format!(
+                    "damaged record at byte {} of the chunk ({e}); {lost} bytes dropped",
+                    walked.complete_len
+                ),
             ));
             return Ok(false);
         }
@@ -511,9 +571,14 @@ impl<R: Read> StreamReader<R> {
     ) -> Result<()> {
         self.done = true;
         if !self.options.recover {
-            return Err(Error::malformed(RecordKind::Chunk, chunk_pos, why.to_owned()));
+            return Err(Error::malformed(
+                RecordKind::Chunk,
+                chunk_pos,
+                why.to_owned(),
+            ));
         }
-        let (content, codec_error) = salvage_chunk(compression, data, self.options.max_record_len as usize);
+        let (content, codec_error) =
+            salvage_chunk(compression, data, self.options.max_record_len as usize);
         let content = Bytes::from(content);
         let before = self.pending.len();
         let base = (compression == ChunkCompression::None).then_some(data_at);
@@ -566,7 +631,10 @@ impl<R: Read> StreamReader<R> {
                             return Err(e);
                         }
                         self.report.dropped_messages += 1;
-                        self.report.problems.push(Problem::error(record.offset, format!("{e}; message skipped")));
+                        self.report.problems.push(Problem::error(
+                            record.offset,
+                            format!("{e}; message skipped"),
+                        ));
                         None
                     }
                 };
@@ -586,7 +654,11 @@ impl<R: Read> StreamReader<R> {
             }
             V12Header::Other(op) => self.damage(
                 record.offset,
-                Error::malformed(RecordKind::Record, record.offset, format!("unknown record op {op:#04x}")),
+                Error::malformed(
+                    RecordKind::Record,
+                    record.offset,
+                    format!("unknown record op {op:#04x}"),
+                ),
             ),
             _ => self
                 .skip_data(u64::from(record.data_len))

@@ -84,7 +84,11 @@ impl Summary {
                 any |= count > 0;
             }
             if any {
-                summary.start_ns = Some(summary.start_ns.map_or(chunk.start_ns, |s| s.min(chunk.start_ns)));
+                summary.start_ns = Some(
+                    summary
+                        .start_ns
+                        .map_or(chunk.start_ns, |s| s.min(chunk.start_ns)),
+                );
                 summary.end_ns = Some(summary.end_ns.map_or(chunk.end_ns, |e| e.max(chunk.end_ns)));
             }
         }

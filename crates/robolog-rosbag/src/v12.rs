@@ -33,13 +33,16 @@ pub(crate) struct V12Contents {
     pub(crate) end: usize,
 }
 
+/// A message definition: (type, md5, definition text).
+type Definition = (Vec<u8>, Vec<u8>, Vec<u8>);
+
 /// Maps each distinct (topic, type, md5, definition) to a synthetic connection id, and keeps
 /// the current definition of each topic, as a linear reader must.
 #[derive(Debug, Default)]
 pub(crate) struct V12Definitions {
     /// topic -> (type, md5, definition)
-    current: HashMap<Vec<u8>, (Vec<u8>, Vec<u8>, Vec<u8>)>,
-    ids: HashMap<(Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>), u32>,
+    current: HashMap<Vec<u8>, Definition>,
+    ids: HashMap<(Vec<u8>, Definition), u32>,
     pub(crate) connections: Vec<Connection>,
 }
 
@@ -63,7 +66,10 @@ impl V12Definitions {
             Some(found) => found.clone(),
             None => {
                 let borrowed = message_type.and_then(|ty| {
-                    self.current.values().find(|(t, _, _)| t.as_slice() == ty).cloned()
+                    self.current
+                        .values()
+                        .find(|(t, _, _)| t.as_slice() == ty)
+                        .cloned()
                 });
                 let Some(found) = borrowed else {
                     return Err(Error::malformed(
@@ -80,12 +86,12 @@ impl V12Definitions {
                 found
             }
         };
-        let key = (topic.to_vec(), ty, md5, def);
+        let key = (topic.to_vec(), (ty, md5, def));
         if let Some(&id) = self.ids.get(&key) {
             return Ok(id);
         }
         let id = self.connections.len() as u32;
-        let (topic_bytes, ty, md5, def) = &key;
+        let (topic_bytes, (ty, md5, def)) = &key;
         self.connections.push(Connection::new(
             id,
             &String::from_utf8_lossy(topic_bytes),
@@ -137,7 +143,10 @@ pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Con
             };
             contents.problems.insert(
                 0,
-                Problem::warning(offset, format!("index damaged ({message}); read by a linear scan")),
+                Problem::warning(
+                    offset,
+                    format!("index damaged ({message}); read by a linear scan"),
+                ),
             );
             contents.status = Some(IndexStatus::Damaged { offset, message });
             Ok(contents)
@@ -206,14 +215,20 @@ pub(crate) fn linear(file: &[u8], start: usize, strict: bool) -> Result<V12Conte
                     if strict {
                         return Err(e);
                     }
-                    contents.problems.push(Problem::error(pos as u64, format!("{e}; message skipped")));
+                    contents
+                        .problems
+                        .push(Problem::error(pos as u64, format!("{e}; message skipped")));
                 }
             },
             V12Header::IndexData { .. } | V12Header::FileHeader { .. } => {}
             V12Header::Other(op) => {
                 stop(
                     &mut contents,
-                    Error::malformed(RecordKind::Record, pos as u64, format!("unknown op {op:#04x}")),
+                    Error::malformed(
+                        RecordKind::Record,
+                        pos as u64,
+                        format!("unknown op {op:#04x}"),
+                    ),
                 )?;
                 break;
             }
@@ -225,15 +240,23 @@ pub(crate) fn linear(file: &[u8], start: usize, strict: bool) -> Result<V12Conte
     Ok(contents)
 }
 
+/// A topic and its index entries (time, absolute position).
+type TopicIndex = (Vec<u8>, Vec<(RosTime, u64)>);
+
 /// Reads through the per-topic index, checking every offset against the file.
 fn indexed(file: &[u8], records_start: usize, index_pos: u64) -> Result<V12Contents> {
     let damaged = |offset: u64, message: String| Error::index_damaged(offset, message);
     let index_start = usize::try_from(index_pos)
         .ok()
         .filter(|&p| p >= records_start && p <= file.len())
-        .ok_or_else(|| damaged(index_pos, format!("index_pos {index_pos} is outside the file")))?;
+        .ok_or_else(|| {
+            damaged(
+                index_pos,
+                format!("index_pos {index_pos} is outside the file"),
+            )
+        })?;
     // (topic, entries of (time, pos))
-    let mut topics: Vec<(Vec<u8>, Vec<(RosTime, u64)>)> = Vec::new();
+    let mut topics: Vec<TopicIndex> = Vec::new();
     let mut pos = index_start;
     while pos < file.len() {
         let record = view_record(&file[pos..], pos as u64)
@@ -247,12 +270,18 @@ fn indexed(file: &[u8], records_start: usize, index_pos: u64) -> Result<V12Conte
             return Err(damaged(pos as u64, "expected a topic index record".into()));
         };
         if ver != 0 {
-            return Err(damaged(pos as u64, format!("topic index version {ver}, expected 0")));
+            return Err(damaged(
+                pos as u64,
+                format!("topic index version {ver}, expected 0"),
+            ));
         }
         if (record.data.len() as u64) < 16 * u64::from(count) {
             return Err(damaged(
                 pos as u64,
-                format!("topic index holds {} bytes for {count} entries", record.data.len()),
+                format!(
+                    "topic index holds {} bytes for {count} entries",
+                    record.data.len()
+                ),
             ));
         }
         let entries = record.data[..16 * count as usize]
@@ -286,11 +315,14 @@ fn indexed(file: &[u8], records_start: usize, index_pos: u64) -> Result<V12Conte
                 md5,
                 message_type,
                 definition,
-            }) if def_topic == topic.as_slice() => defs.define(topic, message_type, md5, definition),
+            }) if def_topic == topic.as_slice() => {
+                defs.define(topic, message_type, md5, definition)
+            }
             _ => {
                 return Err(damaged(
                     def_pos,
-                    "the first index entry of a topic does not point at its message definition".into(),
+                    "the first index entry of a topic does not point at its message definition"
+                        .into(),
                 ));
             }
         }

@@ -330,7 +330,11 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Marks a connection as already written inside a chunk (a copied one).
     pub(crate) fn mark_in_chunk(&mut self, conn: u32) {
-        if let Some(slot) = self.connections.iter_mut().find(|s| s.connection.id == conn) {
+        if let Some(slot) = self
+            .connections
+            .iter_mut()
+            .find(|s| s.connection.id == conn)
+        {
             slot.in_chunk = true;
         }
     }

@@ -3,7 +3,9 @@
 use std::io::{Seek, SeekFrom, Write};
 
 use crate::error::{Error, Result};
-use crate::format::framing::{OP_FILE_HEADER, OP_INDEX_DATA, OP_MSG_DATA, OP_MSG_DEF, build_header, write_record};
+use crate::format::framing::{
+    OP_FILE_HEADER, OP_INDEX_DATA, OP_MSG_DATA, OP_MSG_DEF, build_header, write_record,
+};
 use crate::format::time::RosTime;
 use crate::format::version::Version;
 
@@ -75,7 +77,9 @@ impl<W: Write + Seek> V12Writer<W> {
         definition: &str,
     ) -> Result<u32> {
         if self.topics.iter().any(|t| t.topic == topic) {
-            return Err(Error::InvalidInput(format!("topic {topic} was already added")));
+            return Err(Error::InvalidInput(format!(
+                "topic {topic} was already added"
+            )));
         }
         self.topics.push(Topic {
             topic: topic.to_owned(),
@@ -164,7 +168,10 @@ impl<W: Write + Seek> V12Writer<W> {
 }
 
 fn file_header(index_pos: u64) -> Result<Vec<u8>> {
-    let header = build_header(&[(b"op", &[OP_FILE_HEADER]), (b"index_pos", &index_pos.to_le_bytes())])?;
+    let header = build_header(&[
+        (b"op", &[OP_FILE_HEADER]),
+        (b"index_pos", &index_pos.to_le_bytes()),
+    ])?;
     let padding = vec![b' '; FILE_HEADER_LEN.saturating_sub(header.len())];
     let mut record = Vec::new();
     write_record(&mut record, &header, &padding)?;

@@ -21,7 +21,10 @@ fn rosbags(python: &Path, bags: &[PathBuf]) -> BTreeMap<PathBuf, Value> {
     let args: Vec<&OsStr> = bags.iter().map(|p| p.as_os_str()).collect();
     let out = interop::run(python, &script, &args).unwrap();
     let parsed: BTreeMap<String, Value> = serde_json::from_str(&out).unwrap();
-    parsed.into_iter().map(|(k, v)| (PathBuf::from(k), v)).collect()
+    parsed
+        .into_iter()
+        .map(|(k, v)| (PathBuf::from(k), v))
+        .collect()
 }
 
 fn theirs(result: &Value) -> Messages {
@@ -48,7 +51,10 @@ fn ours(bag: &Bag) -> Messages {
         .into_iter()
         .map(|m| {
             let m = m.unwrap();
-            let sha: String = Sha1::digest(&m.data).iter().map(|b| format!("{b:02x}")).collect();
+            let sha: String = Sha1::digest(&m.data)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
             (u64::from(m.conn), m.time_ns, sha)
         })
         .collect();
@@ -72,8 +78,13 @@ fn we_read_every_bag_rosbags_reads_identically() {
             let name = path.file_name().unwrap().to_string_lossy();
             assert!(
                 name.starts_with("v12_")
-                    || ["v20_killed.bag", "v20_unindexed.bag", "dummy.bag", "empty-file.bag"]
-                        .contains(&name.as_ref()),
+                    || [
+                        "v20_killed.bag",
+                        "v20_unindexed.bag",
+                        "dummy.bag",
+                        "empty-file.bag"
+                    ]
+                    .contains(&name.as_ref()),
                 "rosbags refused {}: {error}",
                 path.display()
             );
@@ -84,11 +95,31 @@ fn we_read_every_bag_rosbags_reads_identically() {
         for c in result["connections"].as_array().unwrap() {
             let id = c["id"].as_u64().unwrap() as u32;
             let mine = bag.connection(id).unwrap();
-            assert_eq!(mine.topic, c["topic"].as_str().unwrap(), "{}", path.display());
-            assert_eq!(mine.md5sum, c["md5sum"].as_str().unwrap(), "{}", path.display());
-            assert_eq!(mine.message_definition, c["msgdef"].as_str().unwrap(), "{}", path.display());
+            assert_eq!(
+                mine.topic,
+                c["topic"].as_str().unwrap(),
+                "{}",
+                path.display()
+            );
+            assert_eq!(
+                mine.md5sum,
+                c["md5sum"].as_str().unwrap(),
+                "{}",
+                path.display()
+            );
+            assert_eq!(
+                mine.message_definition,
+                c["msgdef"].as_str().unwrap(),
+                "{}",
+                path.display()
+            );
             if let Some(callerid) = c["callerid"].as_str() {
-                assert_eq!(mine.callerid.as_deref(), Some(callerid), "{}", path.display());
+                assert_eq!(
+                    mine.callerid.as_deref(),
+                    Some(callerid),
+                    "{}",
+                    path.display()
+                );
             }
         }
         compared += 1;
@@ -105,7 +136,11 @@ fn rosbags_reads_what_we_write() {
     let expected = ours(&source);
     let dir = tempfile::tempdir().unwrap();
     let mut written = Vec::new();
-    for compression in [ChunkCompression::None, ChunkCompression::Bz2, ChunkCompression::Lz4] {
+    for compression in [
+        ChunkCompression::None,
+        ChunkCompression::Bz2,
+        ChunkCompression::Lz4,
+    ] {
         for threshold in [4096, 768 * 1024] {
             let options = WriteOptions::new()
                 .compression(compression)
@@ -113,7 +148,11 @@ fn rosbags_reads_what_we_write() {
             let mut writer = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
             for c in source.connections() {
                 writer
-                    .insert_connection(c.clone().with_field("callerid", "/robolog").with_field("latching", "1"))
+                    .insert_connection(
+                        c.clone()
+                            .with_field("callerid", "/robolog")
+                            .with_field("latching", "1"),
+                    )
                     .unwrap();
             }
             for m in source.messages().order(Order::File) {
@@ -126,7 +165,10 @@ fn rosbags_reads_what_we_write() {
                 for chunk in bag.chunks() {
                     let frame = chunk.position as usize + 4 + 40 + 4;
                     // roslz4 profile: magic, FLG 0x64, BD 0x60.
-                    assert_eq!(&bytes[frame..frame + 6], &[0x04, 0x22, 0x4D, 0x18, 0x64, 0x60]);
+                    assert_eq!(
+                        &bytes[frame..frame + 6],
+                        &[0x04, 0x22, 0x4D, 0x18, 0x64, 0x60]
+                    );
                 }
             }
             let path = dir.path().join(format!("{compression}-{threshold}.bag"));
@@ -137,7 +179,12 @@ fn rosbags_reads_what_we_write() {
     let results = rosbags(&python, &written);
     for path in &written {
         let result = &results[path];
-        assert!(result.get("error").is_none(), "{}: {}", path.display(), result["error"]);
+        assert!(
+            result.get("error").is_none(),
+            "{}: {}",
+            path.display(),
+            result["error"]
+        );
         assert_eq!(theirs(result), expected, "{}", path.display());
         for c in result["connections"].as_array().unwrap() {
             assert_eq!(c["callerid"].as_str(), Some("/robolog"));

@@ -23,7 +23,10 @@ const MANIFEST: &[(&str, Counts)] = &[
     ("generated/ros_comm/v12_noheader_reindexed.bag", GENERATED),
     ("generated/ros_comm/v12_indexed.bag", GENERATED),
     ("generated/ros_comm/v12_noheader.bag", GENERATED),
-    ("generated/ros_comm/v20_killed_reindexed.bag", &[("/chatter", 22), ("/custom", 21), ("/imu", 22)]),
+    (
+        "generated/ros_comm/v20_killed_reindexed.bag",
+        &[("/chatter", 22), ("/custom", 21), ("/imu", 22)],
+    ),
     ("generated/rosbags/rosbags_none.bag", GENERATED),
     ("generated/rosbags/rosbags_bz2.bag", GENERATED),
     ("generated/rosbags/rosbags_lz4.bag", GENERATED),
@@ -43,22 +46,46 @@ const MANIFEST: &[(&str, Counts)] = &[
             ("/turtle2/pose", 1344),
         ],
     ),
-    ("upstream/rosbag.js/example-unsorted-chunks.bag", &[("foo", 3)]),
+    (
+        "upstream/rosbag.js/example-unsorted-chunks.bag",
+        &[("foo", 3)],
+    ),
     ("upstream/rosbag.js/no-messages.bag", &[]),
-    ("upstream/swri-bag-reader-java/Bool.bag", &[("/false_value", 1), ("/true_value", 1)]),
-    ("upstream/swri-bag-reader-java/PointCloud2.bag", &[("/pointcloud2", 1)]),
+    (
+        "upstream/swri-bag-reader-java/Bool.bag",
+        &[("/false_value", 1), ("/true_value", 1)],
+    ),
+    (
+        "upstream/swri-bag-reader-java/PointCloud2.bag",
+        &[("/pointcloud2", 1)],
+    ),
 ];
 
 const SWRI_ONE_MESSAGE: &[&str] = &[
-    "Float32", "Float32MultiArray", "Float64", "Float64MultiArray", "Int16", "Int16MultiArray",
-    "Int32", "Int32MultiArray", "Int64", "Int64MultiArray", "Int8", "Int8MultiArray", "UInt16",
-    "UInt16MultiArray", "UInt32", "UInt32MultiArray", "UInt64", "UInt64MultiArray", "UInt8",
+    "Float32",
+    "Float32MultiArray",
+    "Float64",
+    "Float64MultiArray",
+    "Int16",
+    "Int16MultiArray",
+    "Int32",
+    "Int32MultiArray",
+    "Int64",
+    "Int64MultiArray",
+    "Int8",
+    "Int8MultiArray",
+    "UInt16",
+    "UInt16MultiArray",
+    "UInt32",
+    "UInt32MultiArray",
+    "UInt64",
+    "UInt64MultiArray",
+    "UInt8",
     "UInt8MultiArray",
 ];
 
 fn open(path: &str) -> Bag {
-    Bag::from_file(testdata::path(format!("bags/{path}")))
-        .unwrap_or_else(|e| panic!("{path}: {e}"))
+    Bag::from_file(testdata::path(format!("bags/{path}"))).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 fn topic_counts(bag: &Bag) -> BTreeMap<String, u64> {
@@ -77,12 +104,13 @@ fn expected(counts: Counts) -> BTreeMap<String, u64> {
 
 #[test]
 fn per_topic_counts_match_the_reference_readers() {
-    let mut files: Vec<(String, Counts)> = MANIFEST
-        .iter()
-        .map(|&(p, c)| (p.to_owned(), c))
-        .collect();
+    let mut files: Vec<(String, Counts)> =
+        MANIFEST.iter().map(|&(p, c)| (p.to_owned(), c)).collect();
     for name in SWRI_ONE_MESSAGE {
-        files.push((format!("upstream/swri-bag-reader-java/{name}.bag"), &[("/data", 1)]));
+        files.push((
+            format!("upstream/swri-bag-reader-java/{name}.bag"),
+            &[("/data", 1)],
+        ));
     }
     for (path, counts) in files {
         let bag = open(&path);
@@ -127,7 +155,11 @@ fn check_generated(path: &str, bag: &Bag, count: usize) {
     assert_eq!(got.len(), count, "{path}");
     for (j, (topic, time, data)) in got.iter().enumerate() {
         let (want_topic, want_time, want_data) = generated_message(j);
-        assert_eq!((topic.as_str(), *time), (want_topic, want_time), "{path} message {j}");
+        assert_eq!(
+            (topic.as_str(), *time),
+            (want_topic, want_time),
+            "{path} message {j}"
+        );
         if let Some(want) = want_data {
             assert_eq!(data, &want, "{path} message {j}");
         }
@@ -186,7 +218,9 @@ fn unindexed_bags_are_scanned_and_say_so_or_refused_in_strict_mode() {
         "generated/ros_comm/v20_killed.bag",
         "generated/ros_comm/v12_unindexed.bag",
     ] {
-        let err = strict.open_file(testdata::path(format!("bags/{path}"))).unwrap_err();
+        let err = strict
+            .open_file(testdata::path(format!("bags/{path}")))
+            .unwrap_err();
         assert!(matches!(err, Error::Unindexed), "{path}: {err}");
         assert!(err.to_string().contains("unindexed"), "{err}");
         assert_eq!(open(path).index_status(), &IndexStatus::Missing, "{path}");
@@ -210,7 +244,10 @@ fn error_files_give_clear_errors() {
 
     // dummy.bag: index_pos = 90 = EOF, chunk_count = 600, no chunk infos.
     let path = testdata::path("bags/upstream/rosbag-rs/dummy.bag");
-    let err = OpenOptions::new().strict(true).open_file(&path).unwrap_err();
+    let err = OpenOptions::new()
+        .strict(true)
+        .open_file(&path)
+        .unwrap_err();
     match &err {
         Error::IndexDamaged { offset, message } => {
             assert_eq!(*offset, 90);
@@ -219,7 +256,10 @@ fn error_files_give_clear_errors() {
         other => panic!("expected IndexDamaged, got {other}"),
     }
     let bag = Bag::from_file(&path).unwrap();
-    assert!(matches!(bag.index_status(), IndexStatus::Damaged { offset: 90, .. }));
+    assert!(matches!(
+        bag.index_status(),
+        IndexStatus::Damaged { offset: 90, .. }
+    ));
     assert_eq!(bag.summary().message_count, 0);
     assert_eq!(bag.messages().into_iter().count(), 0);
 }
@@ -227,16 +267,30 @@ fn error_files_give_clear_errors() {
 #[test]
 fn connections_carry_every_field() {
     let bag = open("generated/rosbags/rosbags_none.bag");
-    let imu = bag.connections().iter().find(|c| c.topic == "/imu").unwrap();
+    let imu = bag
+        .connections()
+        .iter()
+        .find(|c| c.topic == "/imu")
+        .unwrap();
     assert_eq!(imu.message_type, "sensor_msgs/Imu");
     assert_eq!(imu.md5sum, "6a62c6daae103f4ff57a132d6f95cec2");
-    assert!(imu.message_definition.starts_with("std_msgs/Header header\ngeometry_msgs/Quaternion orientation\n"));
+    assert!(
+        imu.message_definition
+            .starts_with("std_msgs/Header header\ngeometry_msgs/Quaternion orientation\n")
+    );
     assert_eq!(imu.callerid.as_deref(), Some("/make_bags"));
     assert!(!imu.latching);
     let names: Vec<&str> = imu.fields.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
-        ["topic", "type", "md5sum", "message_definition", "callerid", "latching"]
+        [
+            "topic",
+            "type",
+            "md5sum",
+            "message_definition",
+            "callerid",
+            "latching"
+        ]
     );
 
     // C++-written connections (swri): latching=1, no topic field in the connection data.
@@ -258,7 +312,11 @@ fn connections_carry_every_field() {
 #[test]
 fn unsorted_chunks_are_merged_by_time() {
     let bag = open("upstream/rosbag.js/example-unsorted-chunks.bag");
-    let times: Vec<u64> = bag.messages().into_iter().map(|m| m.unwrap().time_ns).collect();
+    let times: Vec<u64> = bag
+        .messages()
+        .into_iter()
+        .map(|m| m.unwrap().time_ns)
+        .collect();
     assert_eq!(times, [1_000_000_000, 2_000_000_000, 3_000_000_000]);
     let file: Vec<u64> = bag
         .messages()
@@ -277,7 +335,10 @@ fn summaries_report_chunks_and_compression() {
     let s = bag.summary();
     assert_eq!(s.chunk_count, 9);
     assert_eq!(s.compression.len(), 1);
-    assert_eq!(s.compression[0].compression, robolog_rosbag::ChunkCompression::Bz2);
+    assert_eq!(
+        s.compression[0].compression,
+        robolog_rosbag::ChunkCompression::Bz2
+    );
     assert_eq!(s.compression[0].chunks, 9);
     // Uncompressed sizes of the chunks equal those of the uncompressed twin.
     let none = open("generated/ros_comm/ref_none.bag");
@@ -312,12 +373,24 @@ fn streaming_reader_agrees_with_the_indexed_reader_on_every_file() {
         let streamed: Vec<_> = reader.by_ref().map(|m| m.unwrap()).collect();
         assert_eq!(streamed.len(), indexed.len(), "{}", path.display());
         for (s, i) in streamed.iter().zip(&indexed) {
-            assert_eq!((s.conn, s.time_ns, &s.data, s.position), (i.conn, i.time_ns, &i.data, i.position));
-            let (a, b) = (reader.connection(s.conn).unwrap(), bag.connection(i.conn).unwrap());
+            assert_eq!(
+                (s.conn, s.time_ns, &s.data, s.position),
+                (i.conn, i.time_ns, &i.data, i.position)
+            );
+            let (a, b) = (
+                reader.connection(s.conn).unwrap(),
+                bag.connection(i.conn).unwrap(),
+            );
             assert_eq!(a, b, "{}", path.display());
         }
         let killed = path.ends_with("v20_killed.bag");
-        assert_eq!(reader.report().clean_end, !killed, "{}: {:?}", path.display(), reader.report());
+        assert_eq!(
+            reader.report().clean_end,
+            !killed,
+            "{}: {:?}",
+            path.display(),
+            reader.report()
+        );
     }
 }
 
@@ -343,7 +416,9 @@ fn encrypted_bags_are_refused_clearly() {
     bag.extend_from_slice(&header);
     bag.extend_from_slice(&0u32.to_le_bytes());
     let err = Bag::open(bag.clone().into()).unwrap_err();
-    assert!(matches!(&err, Error::Encrypted { encryptor } if encryptor == "rosbag/AesCbcEncryptor"));
+    assert!(
+        matches!(&err, Error::Encrypted { encryptor } if encryptor == "rosbag/AesCbcEncryptor")
+    );
     assert!(err.to_string().contains("encrypted bag"), "{err}");
     let err = robolog_rosbag::StreamReader::new(&bag[..]).unwrap_err();
     assert!(matches!(err, Error::Encrypted { .. }));

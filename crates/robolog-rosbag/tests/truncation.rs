@@ -8,10 +8,12 @@ use robolog_rosbag::{Bag, Error, Order, Position, StreamReader};
 use robolog_testkit::{testdata, truncation};
 
 type Seen = Vec<(u32, u64, Vec<u8>)>;
+/// A message and the offset where its record ends.
+type Located = ((u32, u64, Vec<u8>), usize);
 
 /// Every message of the whole file with the offset where its record ends, computed from the
 /// record's own length fields.
-fn full(bytes: &[u8]) -> Vec<((u32, u64, Vec<u8>), usize)> {
+fn full(bytes: &[u8]) -> Vec<Located> {
     let bag = Bag::open(bytes.to_vec().into()).unwrap();
     bag.messages()
         .order(Order::File)
@@ -22,7 +24,8 @@ fn full(bytes: &[u8]) -> Vec<((u32, u64, Vec<u8>), usize)> {
                 panic!("sample must be uncompressed");
             };
             let at = at as usize;
-            let u32_at = |p: usize| u32::from_le_bytes(bytes[p..p + 4].try_into().unwrap()) as usize;
+            let u32_at =
+                |p: usize| u32::from_le_bytes(bytes[p..p + 4].try_into().unwrap()) as usize;
             let header_len = u32_at(at);
             let end = at + 8 + header_len + u32_at(at + 4 + header_len);
             ((m.conn, m.time_ns, m.data.to_vec()), end)
@@ -39,7 +42,10 @@ fn from_bag(prefix: &[u8]) -> Result<Seen, String> {
     bag.messages()
         .order(Order::File)
         .into_iter()
-        .map(|m| m.map(|m| (m.conn, m.time_ns, m.data.to_vec())).map_err(|e| e.to_string()))
+        .map(|m| {
+            m.map(|m| (m.conn, m.time_ns, m.data.to_vec()))
+                .map_err(|e| e.to_string())
+        })
         .collect()
 }
 
@@ -50,7 +56,10 @@ fn from_stream(prefix: &[u8]) -> Result<Seen, String> {
         Err(e) => return Err(format!("stream open: {e}")),
     };
     reader
-        .map(|m| m.map(|m| (m.conn, m.time_ns, m.data.to_vec())).map_err(|e| e.to_string()))
+        .map(|m| {
+            m.map(|m| (m.conn, m.time_ns, m.data.to_vec()))
+                .map_err(|e| e.to_string())
+        })
         .collect()
 }
 
@@ -65,7 +74,11 @@ fn sweep(path: &str, stride: usize) {
             .collect();
         let got = from_bag(prefix)?;
         if got != expected {
-            return Err(format!("Bag gave {} messages, expected {}", got.len(), expected.len()));
+            return Err(format!(
+                "Bag gave {} messages, expected {}",
+                got.len(),
+                expected.len()
+            ));
         }
         let streamed = from_stream(prefix)?;
         if streamed != expected {
@@ -112,7 +125,11 @@ fn truncated_compressed_bags_give_a_prefix_and_never_panic() {
             let mut seen = 0;
             bag.chunks()
                 .map(|c| {
-                    seen += c.message_counts.iter().map(|&(_, n)| n as usize).sum::<usize>();
+                    seen += c
+                        .message_counts
+                        .iter()
+                        .map(|&(_, n)| n as usize)
+                        .sum::<usize>();
                     let end = c.position as usize + 4 + 40 + 4 + c.compressed_size as usize;
                     (end, seen)
                 })
@@ -127,7 +144,10 @@ fn truncated_compressed_bags_give_a_prefix_and_never_panic() {
                 .unwrap_or(0);
             for got in [from_bag(prefix)?, from_stream(prefix)?] {
                 if got.len() < at_least || got[..] != all[..got.len()] {
-                    return Err(format!("{} messages, not a prefix of at least {at_least}", got.len()));
+                    return Err(format!(
+                        "{} messages, not a prefix of at least {at_least}",
+                        got.len()
+                    ));
                 }
             }
             Ok(())

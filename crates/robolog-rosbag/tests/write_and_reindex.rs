@@ -50,7 +50,10 @@ fn writer_output_is_byte_identical_to_ros_comm_python() {
     let bag = open(reference.clone());
     let ours = rewrite(&bag, WriteOptions::new().chunk_threshold(4096));
     assert_eq!(ours.len(), reference.len());
-    assert!(ours == reference, "uncompressed output differs from ref_none.bag");
+    assert!(
+        ours == reference,
+        "uncompressed output differs from ref_none.bag"
+    );
 
     let reference = read("ros_comm/ref_bz2.bag");
     let ours = rewrite(
@@ -81,7 +84,10 @@ fn lz4_chunks_use_the_roslz4_frame_profile() {
         assert_eq!(chunk.compression, ChunkCompression::Lz4);
         // CHUNK header (41 bytes + 4 + 4 for lz4 is 40) then the frame.
         let data_start = chunk.position as usize + 4 + 40 + 4;
-        assert_eq!(&ours[data_start..data_start + 6], &[0x04, 0x22, 0x4D, 0x18, 0x64, 0x60]);
+        assert_eq!(
+            &ours[data_start..data_start + 6],
+            &[0x04, 0x22, 0x4D, 0x18, 0x64, 0x60]
+        );
     }
 }
 
@@ -108,7 +114,10 @@ fn reindex_of_a_killed_bag_matches_ros_comm_or_salvages_more() {
     assert!(out.get_ref() == &read("ros_comm/v20_killed_reindexed.bag"));
     assert_eq!((report.chunks, report.messages), (4, 65));
     // The 11 complete messages of the unterminated chunk, and the one cut in half.
-    assert_eq!((report.dropped_messages, report.incomplete_records), (11, 1));
+    assert_eq!(
+        (report.dropped_messages, report.incomplete_records),
+        (11, 1)
+    );
     assert!(report.lost_data());
 
     let mut out = Cursor::new(Vec::new());
@@ -128,7 +137,10 @@ fn reindex_of_a_killed_bag_matches_ros_comm_or_salvages_more() {
     // The salvaged chunk is a proper one: ros_comm's own first four chunks are kept verbatim.
     let ros = read("ros_comm/v20_killed_reindexed.bag");
     let first_chunk_end = 22805;
-    assert_eq!(recovered.data()[13 + 4104..first_chunk_end], ros[13 + 4104..first_chunk_end]);
+    assert_eq!(
+        recovered.data()[13 + 4104..first_chunk_end],
+        ros[13 + 4104..first_chunk_end]
+    );
 }
 
 #[test]
@@ -157,7 +169,12 @@ fn big_bag(compression: ChunkCompression, level: u32) -> Vec<u8> {
         .chunk_threshold(3 << 20);
     let mut writer = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
     let conn = writer
-        .add_connection("/blob", "std_msgs/UInt8MultiArray", "82373f1612381bb6ee473b5cd6f5d89c", "")
+        .add_connection(
+            "/blob",
+            "std_msgs/UInt8MultiArray",
+            "82373f1612381bb6ee473b5cd6f5d89c",
+            "",
+        )
         .unwrap();
     let mut state = 0x1234_5678u32;
     for i in 0..1200u64 {
@@ -193,7 +210,11 @@ fn kill(bag: &[u8], keep: usize) -> (Vec<u8>, u64) {
     killed[pos + 4 + header_len - 4..pos + 4 + header_len].fill(0);
     killed[pos + 4 + header_len..data_start].fill(0);
     // index_pos, conn_count, chunk_count = 0
-    let fresh = Writer::new(Cursor::new(Vec::new())).unwrap().finish().unwrap().into_inner();
+    let fresh = Writer::new(Cursor::new(Vec::new()))
+        .unwrap()
+        .finish()
+        .unwrap()
+        .into_inner();
     killed[13..13 + 4104].copy_from_slice(&fresh[13..13 + 4104]);
     (killed, earlier)
 }

@@ -107,7 +107,12 @@ impl Field<'_> {
 }
 
 /// Fails with "missing field" when `value` is `None`.
-pub(crate) fn required<T>(value: Option<T>, kind: RecordKind, offset: u64, name: &str) -> Result<T> {
+pub(crate) fn required<T>(
+    value: Option<T>,
+    kind: RecordKind,
+    offset: u64,
+    name: &str,
+) -> Result<T> {
     value.ok_or_else(|| Error::malformed(kind, offset, format!("missing field {name}")))
 }
 
@@ -155,8 +160,13 @@ mod tests {
         bad.truncate(header.len() - 1);
         assert!(for_each_field(&bad, 0, RecordKind::Connection, |_| Ok(())).is_err());
         assert!(
-            for_each_field(&[3, 0, 0, 0, b'a', b'b', b'c'], 0, RecordKind::Chunk, |_| Ok(()))
-                .is_err()
+            for_each_field(
+                &[3, 0, 0, 0, b'a', b'b', b'c'],
+                0,
+                RecordKind::Chunk,
+                |_| Ok(())
+            )
+            .is_err()
         );
     }
 }

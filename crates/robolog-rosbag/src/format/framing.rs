@@ -135,11 +135,16 @@ mod tests {
         assert_eq!(view.data_offset(), 10 + 8 + header.len() as u64);
         let cut = view_record(&rec[..rec.len() - 2], 0).unwrap();
         assert_eq!(cut.data, b"hel");
-        assert!(read_record(&rec[..rec.len() - 2], 0, RecordKind::MessageData)
-            .unwrap_err()
-            .is_truncation());
+        assert!(
+            read_record(&rec[..rec.len() - 2], 0, RecordKind::MessageData)
+                .unwrap_err()
+                .is_truncation()
+        );
         for n in 0..8 + header.len() {
-            assert!(view_record(&rec[..n], 0).unwrap_err().is_truncation(), "{n}");
+            assert!(
+                view_record(&rec[..n], 0).unwrap_err().is_truncation(),
+                "{n}"
+            );
         }
     }
 }

@@ -129,7 +129,12 @@ pub(crate) fn parse_header(header: &[u8], base: u64) -> Result<Header<'_>> {
     })?;
     let op = required(c.op, RecordKind::Record, base, "op")?.u8()?;
     let kind = RecordKind::from_op(op).unwrap_or(RecordKind::Record);
-    fn need<'f>(field: Option<Field<'f>>, kind: RecordKind, base: u64, name: &str) -> Result<Field<'f>> {
+    fn need<'f>(
+        field: Option<Field<'f>>,
+        kind: RecordKind,
+        base: u64,
+        name: &str,
+    ) -> Result<Field<'f>> {
         required(field, kind, base, name)
     }
     let retag = |e: Error| match e {

@@ -46,8 +46,7 @@ pub(crate) fn parse_version_line(data: &[u8]) -> Result<(Version, usize)> {
     }
     let window = &data[..data.len().min(MAX_LINE)];
     let Some(newline) = window.iter().position(|&b| b == b'\n') else {
-        if window.len() < MAX_LINE && (window.starts_with(b"#ROS") || b"#ROS".starts_with(window))
-        {
+        if window.len() < MAX_LINE && (window.starts_with(b"#ROS") || b"#ROS".starts_with(window)) {
             return Err(Error::framing(
                 crate::error::RecordKind::VersionLine,
                 robolog_framing::Error::new(
@@ -83,12 +82,14 @@ pub(crate) fn parse_version_line(data: &[u8]) -> Result<(Version, usize)> {
 /// expression (whose greedy `.*` picks the last ` V`).
 fn match_version(line: &[u8]) -> Option<(u32, u32)> {
     let rest = line.strip_prefix(b"#ROS")?;
-    (0..rest.len()).rev().find_map(|i| match rest.get(i..i + 5)? {
-        [b' ', b'V', major, _, minor] if major.is_ascii_digit() && minor.is_ascii_digit() => {
-            Some((u32::from(major - b'0'), u32::from(minor - b'0')))
-        }
-        _ => None,
-    })
+    (0..rest.len())
+        .rev()
+        .find_map(|i| match rest.get(i..i + 5)? {
+            [b' ', b'V', major, _, minor] if major.is_ascii_digit() && minor.is_ascii_digit() => {
+                Some((u32::from(major - b'0'), u32::from(minor - b'0')))
+            }
+            _ => None,
+        })
 }
 
 fn not_a_bag(start: &[u8]) -> Error {
@@ -123,7 +124,11 @@ mod tests {
             parse_version_line(b"\x89PNG\r\n"),
             Err(Error::NotABag { .. })
         ));
-        assert!(parse_version_line(b"#ROSBAG V2").unwrap_err().is_truncation());
+        assert!(
+            parse_version_line(b"#ROSBAG V2")
+                .unwrap_err()
+                .is_truncation()
+        );
         assert!(parse_version_line(b"#RO").unwrap_err().is_truncation());
     }
 }
