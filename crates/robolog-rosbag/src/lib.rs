@@ -1,7 +1,63 @@
-//! ROS bag files: read format 2.0 (indexed over a byte slice, or streaming over `Read`) and 1.2,
-//! write 2.0 (and 1.2), and reindex or recover bags that were never closed or were cut short.
+//! ROS bag files: read format 2.0 (indexed over bytes in memory, or streaming over `Read`) and
+//! 1.2, write 2.0 (and 1.2), and reindex or recover bags that were never closed or were cut
+//! short.
 //!
 //! Messages come out as opaque bytes plus their connection's type, md5sum and definition;
 //! understanding the definitions is the job of `robolog-msg` and `robolog-ros1`.
+//!
+//! ```
+//! use std::io::Cursor;
+//! use robolog_rosbag::{Bag, Order, Writer};
+//!
+//! // Write a small bag…
+//! let mut writer = Writer::new(Cursor::new(Vec::new()))?;
+//! let conn = writer.add_connection("/chatter", "std_msgs/String",
+//!     "992ce8a1687cec8c8bd883ec73ca41d1", "string data\n")?;
+//! writer.write(conn, 2_000_000_000, b"\x02\0\0\0hi")?;
+//! writer.write(conn, 1_000_000_000, b"\x02\0\0\0yo")?;
+//! let bytes = writer.finish()?.into_inner();
+//!
+//! // …and read it back in time order.
+//! let bag = Bag::open(bytes.into())?;
+//! assert_eq!(bag.connections()[0].topic, "/chatter");
+//! let times: Vec<u64> = bag
+//!     .messages()
+//!     .topics(["/chatter"])
+//!     .order(Order::Time)
+//!     .into_iter()
+//!     .map(|m| m.map(|m| m.time_ns))
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(times, [1_000_000_000, 2_000_000_000]);
+//! # Ok::<(), robolog_rosbag::Error>(())
+//! ```
 
 #![forbid(unsafe_code)]
+
+mod chunk;
+mod connection;
+mod error;
+mod format;
+mod open;
+mod problem;
+mod query;
+mod reindex;
+mod scan;
+mod stream;
+mod summary;
+mod v12;
+mod writer;
+mod writer12;
+
+pub use chunk::ChunkCompression;
+pub use connection::Connection;
+pub use error::{Error, RecordKind, Result};
+pub use format::version::Version;
+pub use open::{Bag, IndexStatus, OpenOptions};
+pub use problem::{Problem, Severity};
+pub use query::{Message, Messages, Order, Position, Query};
+pub use reindex::{ReindexMode, ReindexOptions, ReindexReport, reindex, reindex_file};
+pub use robolog_framing::Bytes;
+pub use stream::{StreamOptions, StreamReader, StreamReport};
+pub use summary::{ChunkInfo, CompressionStats, Summary};
+pub use writer::{WriteOptions, Writer};
+pub use writer12::V12Writer;

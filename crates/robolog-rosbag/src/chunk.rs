@@ -1,0 +1,230 @@
+//! Chunks: their compression, decoding (exact or salvaging), and the records inside them.
+
+use std::fmt;
+use std::ops::Range;
+
+use robolog_framing::{Bytes, CodecError, Compression, Decompressor};
+
+use crate::error::{Error, Result};
+use crate::format::framing::view_record;
+use crate::format::records::{InnerHeader, parse_inner_header};
+use crate::format::time::RosTime;
+
+/// How a chunk's data is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChunkCompression {
+    /// Stored as is.
+    None,
+    /// One bzip2 stream.
+    Bz2,
+    /// One LZ4 frame (written in the `roslz4` profile).
+    Lz4,
+}
+
+impl ChunkCompression {
+    /// The name in the CHUNK record: `none`, `bz2` or `lz4`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChunkCompression::None => "none",
+            ChunkCompression::Bz2 => "bz2",
+            ChunkCompression::Lz4 => "lz4",
+        }
+    }
+
+    pub(crate) fn from_name(name: &[u8]) -> Option<Self> {
+        match name {
+            b"none" => Some(ChunkCompression::None),
+            b"bz2" => Some(ChunkCompression::Bz2),
+            b"lz4" => Some(ChunkCompression::Lz4),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn codec(self) -> Compression {
+        match self {
+            ChunkCompression::None => Compression::None,
+            ChunkCompression::Bz2 => Compression::Bz2,
+            ChunkCompression::Lz4 => Compression::Lz4,
+        }
+    }
+}
+
+impl fmt::Display for ChunkCompression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The most a chunk of `compressed` bytes can honestly decode to, for codecs whose expansion is
+/// bounded (LZ4 cannot expand more than 255 to 1); bzip2 is only bounded by `cap`.
+fn plausible_size(compression: ChunkCompression, compressed: usize, cap: usize) -> usize {
+    match compression {
+        ChunkCompression::Lz4 => cap.min(compressed.saturating_mul(255).saturating_add(1024)),
+        _ => cap,
+    }
+}
+
+/// Decodes a complete chunk whose data is `data` (a slice of the file) and whose declared
+/// uncompressed size is `size`. Uncompressed chunks are not copied.
+pub(crate) fn decode_chunk(
+    compression: ChunkCompression,
+    data: &Bytes,
+    size: u32,
+    cap: usize,
+    chunk_pos: u64,
+) -> Result<Bytes> {
+    let size = size as usize;
+    if compression == ChunkCompression::None {
+        if data.len() < size {
+            return Err(Error::Codec {
+                offset: chunk_pos,
+                source: CodecError::SizeMismatch {
+                    codec: Compression::None,
+                    expected: size as u64,
+                    actual: data.len() as u64,
+                },
+            });
+        }
+        return Ok(data.slice(..size));
+    }
+    if size > plausible_size(compression, data.len(), cap) {
+        return Err(Error::Codec {
+            offset: chunk_pos,
+            source: CodecError::TooLarge {
+                expected: size as u64,
+                cap: plausible_size(compression, data.len(), cap) as u64,
+            },
+        });
+    }
+    let mut out = Vec::new();
+    Decompressor::new()
+        .decompress(compression.codec(), data, size, cap, &mut out)
+        .map_err(|source| Error::Codec {
+            offset: chunk_pos,
+            source,
+        })?;
+    Ok(Bytes::from(out))
+}
+
+/// Decodes as much of a damaged, truncated or unterminated chunk as possible. Returns the
+/// decoded bytes and why decoding stopped early, if it did.
+pub(crate) fn salvage_chunk(
+    compression: ChunkCompression,
+    data: &[u8],
+    cap: usize,
+) -> (Vec<u8>, Option<CodecError>) {
+    let mut out = Vec::new();
+    let salvage = Decompressor::new().decompress_partial(compression.codec(), data, cap, &mut out);
+    (out, salvage.error)
+}
+
+/// A record inside a chunk. Offsets are relative to the start of the uncompressed chunk data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum InnerRecord<'a> {
+    Connection {
+        offset: usize,
+        conn: u32,
+        topic: &'a [u8],
+        data: &'a [u8],
+        data_offset: usize,
+    },
+    Message {
+        offset: usize,
+        conn: u32,
+        time: RosTime,
+        data: Range<usize>,
+    },
+    Other {
+        offset: usize,
+        op: u8,
+    },
+}
+
+/// Walks the records of an uncompressed chunk in order. Stops at the first record that is cut
+/// short or malformed, after yielding that error once; [`InnerWalker::complete_len`] then tells
+/// how many bytes of whole records came before it.
+#[derive(Debug)]
+pub(crate) struct InnerWalker<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    done: bool,
+}
+
+impl<'a> InnerWalker<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
+        Self {
+            buf,
+            pos: 0,
+            done: false,
+        }
+    }
+
+    /// Bytes of complete records walked so far.
+    pub(crate) fn complete_len(&self) -> usize {
+        self.pos
+    }
+
+    /// Parses the record at `offset` (for index lookups). Returns the record and where the
+    /// next one starts.
+    #[inline]
+    pub(crate) fn record_at(buf: &'a [u8], offset: usize) -> Result<(InnerRecord<'a>, usize)> {
+        // The hot path of every read: plain slice arithmetic, the general framing code only
+        // to describe a failure.
+        let u32_at = |at: usize| -> Option<usize> {
+            let b = buf.get(at..at.checked_add(4)?)?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        };
+        let framed = (|| {
+            let header_len = u32_at(offset)?;
+            let header_start = offset + 4;
+            let header_end = header_start.checked_add(header_len)?;
+            let data_len = u32_at(header_end)?;
+            let data_start = header_end + 4;
+            let data_end = data_start.checked_add(data_len)?;
+            (data_end <= buf.len()).then_some((header_start..header_end, data_start..data_end))
+        })();
+        let Some((header, data)) = framed else {
+            let rest = buf.get(offset..).unwrap_or_default();
+            let record = view_record(rest, offset as u64)?;
+            return Err(record.truncated(crate::error::RecordKind::Record));
+        };
+        let end = data.end;
+        let parsed = match parse_inner_header(&buf[header.clone()], header.start as u64)? {
+            InnerHeader::Message(m) => InnerRecord::Message {
+                offset,
+                conn: m.conn,
+                time: m.time,
+                data,
+            },
+            InnerHeader::Connection(c) => InnerRecord::Connection {
+                offset,
+                conn: c.conn,
+                topic: c.topic,
+                data_offset: data.start,
+                data: &buf[data],
+            },
+            InnerHeader::Other(op) => InnerRecord::Other { offset, op },
+        };
+        Ok((parsed, end))
+    }
+}
+
+impl<'a> Iterator for InnerWalker<'a> {
+    type Item = Result<InnerRecord<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.pos >= self.buf.len() {
+            return None;
+        }
+        match Self::record_at(self.buf, self.pos) {
+            Ok((record, end)) => {
+                self.pos = end;
+                Some(Ok(record))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! The typed record headers of format 2.0.
+
+use crate::error::{Error, RecordKind, Result};
+use crate::format::fields::{Field, for_each_field, required};
+use crate::format::framing::{
+    OP_CHUNK, OP_CHUNK_INFO, OP_CONNECTION, OP_FILE_HEADER, OP_INDEX_DATA, OP_MSG_DATA,
+};
+use crate::format::time::RosTime;
+
+/// FILE_HEADER (op 0x03).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileHeader {
+    pub(crate) index_pos: u64,
+    pub(crate) conn_count: u32,
+    pub(crate) chunk_count: u32,
+    pub(crate) encryptor: Option<String>,
+}
+
+/// CHUNK (op 0x05) header; the record data is the compressed chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ChunkHeader<'a> {
+    pub(crate) compression: &'a [u8],
+    pub(crate) size: u32,
+}
+
+/// CONNECTION (op 0x07) header; the record data is the connection header block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ConnectionHeader<'a> {
+    pub(crate) conn: u32,
+    pub(crate) topic: &'a [u8],
+}
+
+/// MSG_DATA (op 0x02) header; the record data is the serialized message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MessageHeader {
+    pub(crate) conn: u32,
+    pub(crate) time: RosTime,
+}
+
+/// INDEX_DATA (op 0x04) header, version 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IndexDataHeader {
+    pub(crate) ver: u32,
+    pub(crate) conn: u32,
+    pub(crate) count: u32,
+}
+
+/// CHUNK_INFO (op 0x06) header, version 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ChunkInfoHeader {
+    pub(crate) ver: u32,
+    pub(crate) chunk_pos: u64,
+    pub(crate) start_time: RosTime,
+    pub(crate) end_time: RosTime,
+    pub(crate) count: u32,
+}
+
+/// Any top-level or chunk-level record header of format 2.0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Header<'a> {
+    FileHeader(FileHeader),
+    Chunk(ChunkHeader<'a>),
+    Connection(ConnectionHeader<'a>),
+    MessageData(MessageHeader),
+    IndexData(IndexDataHeader),
+    ChunkInfo(ChunkInfoHeader),
+    /// A known op that has no meaning in format 2.0 (MSG_DEF), or an unknown one.
+    Other(u8),
+}
+
+impl Header<'_> {
+    pub(crate) fn kind(&self) -> RecordKind {
+        match self {
+            Header::FileHeader(_) => RecordKind::FileHeader,
+            Header::Chunk(_) => RecordKind::Chunk,
+            Header::Connection(_) => RecordKind::Connection,
+            Header::MessageData(_) => RecordKind::MessageData,
+            Header::IndexData(_) => RecordKind::IndexData,
+            Header::ChunkInfo(_) => RecordKind::ChunkInfo,
+            Header::Other(op) => RecordKind::from_op(*op).unwrap_or(RecordKind::Record),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Collected<'a> {
+    op: Option<Field<'a>>,
+    index_pos: Option<Field<'a>>,
+    conn_count: Option<Field<'a>>,
+    chunk_count: Option<Field<'a>>,
+    encryptor: Option<Field<'a>>,
+    compression: Option<Field<'a>>,
+    size: Option<Field<'a>>,
+    conn: Option<Field<'a>>,
+    topic: Option<Field<'a>>,
+    time: Option<Field<'a>>,
+    ver: Option<Field<'a>>,
+    count: Option<Field<'a>>,
+    chunk_pos: Option<Field<'a>>,
+    start_time: Option<Field<'a>>,
+    end_time: Option<Field<'a>>,
+}
+
+/// Parses a 2.0 record header (whose first byte is at absolute offset `base`). Fields may come
+/// in any order; unknown fields are ignored; a repeated field keeps its last value.
+pub(crate) fn parse_header(header: &[u8], base: u64) -> Result<Header<'_>> {
+    let mut c = Collected::default();
+    for_each_field(header, base, RecordKind::Record, |f| {
+        let slot = match f.name {
+            b"op" => &mut c.op,
+            b"index_pos" => &mut c.index_pos,
+            b"conn_count" => &mut c.conn_count,
+            b"chunk_count" => &mut c.chunk_count,
+            b"encryptor" => &mut c.encryptor,
+            b"compression" => &mut c.compression,
+            b"size" => &mut c.size,
+            b"conn" => &mut c.conn,
+            b"topic" => &mut c.topic,
+            b"time" => &mut c.time,
+            b"ver" => &mut c.ver,
+            b"count" => &mut c.count,
+            b"chunk_pos" => &mut c.chunk_pos,
+            b"start_time" => &mut c.start_time,
+            b"end_time" => &mut c.end_time,
+            _ => return Ok(()),
+        };
+        *slot = Some(f);
+        Ok(())
+    })?;
+    let op = required(c.op, RecordKind::Record, base, "op")?.u8()?;
+    let kind = RecordKind::from_op(op).unwrap_or(RecordKind::Record);
+    fn need<'f>(
+        field: Option<Field<'f>>,
+        kind: RecordKind,
+        base: u64,
+        name: &str,
+    ) -> Result<Field<'f>> {
+        required(field, kind, base, name)
+    }
+    let retag = |e: Error| match e {
+        Error::Malformed {
+            offset, message, ..
+        } => Error::Malformed {
+            kind,
+            offset,
+            message,
+        },
+        other => other,
+    };
+    let parsed = (|| {
+        Ok(match op {
+            OP_FILE_HEADER => Header::FileHeader(FileHeader {
+                index_pos: need(c.index_pos, kind, base, "index_pos")?.u64()?,
+                conn_count: need(c.conn_count, kind, base, "conn_count")?.u32()?,
+                chunk_count: need(c.chunk_count, kind, base, "chunk_count")?.u32()?,
+                encryptor: c.encryptor.map(|f| f.string()),
+            }),
+            OP_CHUNK => Header::Chunk(ChunkHeader {
+                compression: need(c.compression, kind, base, "compression")?.value,
+                size: need(c.size, kind, base, "size")?.u32()?,
+            }),
+            OP_CONNECTION => Header::Connection(ConnectionHeader {
+                conn: need(c.conn, kind, base, "conn")?.u32()?,
+                topic: need(c.topic, kind, base, "topic")?.value,
+            }),
+            OP_MSG_DATA => Header::MessageData(MessageHeader {
+                conn: need(c.conn, kind, base, "conn")?.u32()?,
+                time: need(c.time, kind, base, "time")?.time()?,
+            }),
+            OP_INDEX_DATA => Header::IndexData(IndexDataHeader {
+                ver: need(c.ver, kind, base, "ver")?.u32()?,
+                conn: need(c.conn, kind, base, "conn")?.u32()?,
+                count: need(c.count, kind, base, "count")?.u32()?,
+            }),
+            OP_CHUNK_INFO => Header::ChunkInfo(ChunkInfoHeader {
+                ver: need(c.ver, kind, base, "ver")?.u32()?,
+                chunk_pos: need(c.chunk_pos, kind, base, "chunk_pos")?.u64()?,
+                start_time: need(c.start_time, kind, base, "start_time")?.time()?,
+                end_time: need(c.end_time, kind, base, "end_time")?.time()?,
+                count: need(c.count, kind, base, "count")?.u32()?,
+            }),
+            other => Header::Other(other),
+        })
+    })();
+    parsed.map_err(retag)
+}
+
+/// The header of a record inside a chunk, parsed on the hot path without the general
+/// machinery: only `op`, `conn`, `time` and `topic` are looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InnerHeader<'a> {
+    Message(MessageHeader),
+    Connection(ConnectionHeader<'a>),
+    Other(u8),
+}
+
+#[inline]
+pub(crate) fn parse_inner_header(header: &[u8], base: u64) -> Result<InnerHeader<'_>> {
+    let (mut op, mut conn, mut time, mut topic) = (None, None, None, None);
+    for_each_field(header, base, RecordKind::Record, |f| {
+        match f.name {
+            b"op" => op = Some(f),
+            b"conn" => conn = Some(f),
+            b"time" => time = Some(f),
+            b"topic" => topic = Some(f),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    let op = required(op, RecordKind::Record, base, "op")?.u8()?;
+    Ok(match op {
+        OP_MSG_DATA => {
+            let kind = RecordKind::MessageData;
+            InnerHeader::Message(MessageHeader {
+                conn: required(conn, kind, base, "conn")?.u32()?,
+                time: required(time, kind, base, "time")?.time()?,
+            })
+        }
+        OP_CONNECTION => {
+            let kind = RecordKind::Connection;
+            InnerHeader::Connection(ConnectionHeader {
+                conn: required(conn, kind, base, "conn")?.u32()?,
+                topic: required(topic, kind, base, "topic")?.value,
+            })
+        }
+        other => InnerHeader::Other(other),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::framing::build_header;
+
+    #[test]
+    fn parses_fields_in_any_order() {
+        // C++ order: sorted names.
+        let h = build_header(&[
+            (b"chunk_pos", &9u64.to_le_bytes()),
+            (b"count", &2u32.to_le_bytes()),
+            (b"end_time", &[2, 0, 0, 0, 0, 0, 0, 0]),
+            (b"op", &[OP_CHUNK_INFO]),
+            (b"start_time", &[1, 0, 0, 0, 5, 0, 0, 0]),
+            (b"ver", &1u32.to_le_bytes()),
+        ])
+        .unwrap();
+        assert_eq!(
+            parse_header(&h, 0).unwrap(),
+            Header::ChunkInfo(ChunkInfoHeader {
+                ver: 1,
+                chunk_pos: 9,
+                start_time: RosTime { sec: 1, nsec: 5 },
+                end_time: RosTime { sec: 2, nsec: 0 },
+                count: 2
+            })
+        );
+        let h = build_header(&[(b"op", &[OP_CHUNK]), (b"compression", b"lz4")]).unwrap();
+        let err = parse_header(&h, 40).unwrap_err();
+        assert!(err.to_string().contains("missing field size"), "{err}");
+        assert!(err.to_string().contains("chunk"), "{err}");
+        let h = build_header(&[(b"op", &[9])]).unwrap();
+        assert_eq!(parse_header(&h, 0).unwrap(), Header::Other(9));
+        let h = build_header(&[
+            (b"conn", &3u32.to_le_bytes()),
+            (b"op", &[OP_MSG_DATA]),
+            (b"time", &[1, 0, 0, 0, 2, 0, 0, 0]),
+        ])
+        .unwrap();
+        assert_eq!(
+            parse_inner_header(&h, 0).unwrap(),
+            InnerHeader::Message(MessageHeader {
+                conn: 3,
+                time: RosTime { sec: 1, nsec: 2 }
+            })
+        );
+    }
+}

@@ -1,0 +1,516 @@
+//! Opening a bag held in memory (usually memory-mapped): version, connections, chunks and
+//! summary, from the index when it is valid and from a linear scan otherwise.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use robolog_framing::Bytes;
+
+use crate::chunk::ChunkCompression;
+use crate::connection::Connection;
+use crate::error::{Error, RecordKind, Result};
+use crate::format::framing::{read_record, view_record};
+use crate::format::records::{Header, parse_header};
+use crate::format::time::RosTime;
+use crate::format::version::{Version, parse_version_line};
+use crate::problem::Problem;
+use crate::query::Query;
+use crate::scan::{IndexEntry, ScanOptions, counts_in_order, scan};
+use crate::summary::{ChunkInfo, Summary};
+use crate::v12::{V12Message, read_v12};
+
+/// Whether the file's own index was used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexStatus {
+    /// The index was read and used.
+    Used,
+    /// The file has no index (a recording that was never closed, or a 1.2 bag without one), so
+    /// it was read by a linear scan.
+    Missing,
+    /// The index contradicts the file, so it was read by a linear scan.
+    Damaged {
+        /// Where the contradiction was found.
+        offset: u64,
+        /// What it is.
+        message: String,
+    },
+}
+
+/// How to open a bag.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    strict: bool,
+    max_chunk_size: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        Self {
+            strict: false,
+            max_chunk_size: 1 << 30,
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Lenient defaults: a missing or damaged index falls back to a linear scan that also
+    /// recovers the complete messages of a cut or unterminated last chunk; chunks may hold up
+    /// to 1 GiB uncompressed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// In strict mode, an unindexed bag is [`Error::Unindexed`] and a damaged index is
+    /// [`Error::IndexDamaged`] instead of a scan.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// The largest uncompressed chunk accepted (a guard against hostile size fields).
+    pub fn max_chunk_size(mut self, bytes: usize) -> Self {
+        self.max_chunk_size = bytes;
+        self
+    }
+
+    /// Opens a bag held in `data`.
+    pub fn open(&self, data: Bytes) -> Result<Bag> {
+        open(data, self)
+    }
+
+    /// Memory-maps (or reads) the file at `path` and opens it.
+    pub fn open_file(&self, path: impl AsRef<Path>) -> Result<Bag> {
+        self.open(robolog_framing::load_file(path)?)
+    }
+}
+
+/// Where a chunk's index entries come from.
+#[derive(Debug, Clone)]
+pub(crate) enum ChunkIndex {
+    /// `count` INDEX_DATA records in the file, starting at offset `start`.
+    Records { start: usize, count: u32 },
+    /// Entries found by scanning the chunk, in file order.
+    Entries(Arc<[IndexEntry]>),
+}
+
+/// A chunk and everything needed to read it.
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkEntry {
+    pub(crate) info: ChunkInfo,
+    /// Compressed data in the file.
+    pub(crate) data: Range<usize>,
+    pub(crate) size: u32,
+    /// Decoded records of a salvaged chunk.
+    pub(crate) salvaged: Option<Bytes>,
+    pub(crate) index: ChunkIndex,
+}
+
+#[derive(Debug)]
+pub(crate) struct BagData {
+    pub(crate) file: Bytes,
+    pub(crate) version: Version,
+    pub(crate) connections: Vec<Connection>,
+    pub(crate) chunks: Vec<ChunkEntry>,
+    pub(crate) v12_messages: Vec<V12Message>,
+    pub(crate) summary: Summary,
+    pub(crate) index_status: IndexStatus,
+    pub(crate) problems: Vec<Problem>,
+    pub(crate) max_chunk_size: usize,
+}
+
+/// An open bag (format 2.0 or 1.2) over bytes in memory. Cheap to clone; queries share it.
+///
+/// ```no_run
+/// use robolog_rosbag::Bag;
+/// let bag = Bag::from_file("recording.bag")?;
+/// for c in bag.connections() {
+///     println!("{} {} ({} messages)", c.topic, c.message_type, bag.summary().message_counts[&c.id]);
+/// }
+/// for message in bag.messages().topics(["/imu"]) {
+///     let message = message?;
+///     println!("{} {} bytes", message.time_ns, message.data.len());
+/// }
+/// # Ok::<(), robolog_rosbag::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Bag {
+    pub(crate) inner: Arc<BagData>,
+}
+
+impl Bag {
+    /// Opens a bag held in `data` with the default, lenient [`OpenOptions`].
+    pub fn open(data: Bytes) -> Result<Self> {
+        OpenOptions::default().open(data)
+    }
+
+    /// Memory-maps the file at `path` and opens it with the default options.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
+        OpenOptions::default().open_file(path)
+    }
+
+    /// The format version.
+    pub fn version(&self) -> Version {
+        self.inner.version
+    }
+
+    /// Every connection, ordered by id (including connections without messages).
+    pub fn connections(&self) -> &[Connection] {
+        &self.inner.connections
+    }
+
+    /// The connection with this id.
+    pub fn connection(&self, id: u32) -> Option<&Connection> {
+        let connections = &self.inner.connections;
+        connections
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()
+            .map(|i| &connections[i])
+    }
+
+    /// Counts, time range, chunk and compression totals.
+    pub fn summary(&self) -> &Summary {
+        &self.inner.summary
+    }
+
+    /// The chunks in file order (empty for format 1.2).
+    pub fn chunks(&self) -> impl ExactSizeIterator<Item = &ChunkInfo> + '_ {
+        self.inner.chunks.iter().map(|c| &c.info)
+    }
+
+    /// Whether the file's index was used or the bag was scanned, and why.
+    pub fn index_status(&self) -> &IndexStatus {
+        &self.inner.index_status
+    }
+
+    /// Damage and oddities found while opening (empty for a healthy bag).
+    pub fn problems(&self) -> &[Problem] {
+        &self.inner.problems
+    }
+
+    /// The bag's bytes.
+    pub fn data(&self) -> &Bytes {
+        &self.inner.file
+    }
+
+    /// A query over the messages: every message in time order unless narrowed down.
+    pub fn messages(&self) -> Query {
+        Query::new(self.clone())
+    }
+}
+
+fn open(file: Bytes, options: &OpenOptions) -> Result<Bag> {
+    let (version, line_len) = parse_version_line(&file)?;
+    let data = match version {
+        Version::V1_2 => open_v12(file, line_len, options)?,
+        Version::V2_0 => open_v20(file, line_len, options)?,
+    };
+    Ok(Bag {
+        inner: Arc::new(data),
+    })
+}
+
+fn open_v12(file: Bytes, start: usize, options: &OpenOptions) -> Result<BagData> {
+    let contents = read_v12(&file, start, options.strict)?;
+    let mut summary = Summary {
+        message_counts: contents.connections.iter().map(|c| (c.id, 0)).collect(),
+        ..Summary::default()
+    };
+    for m in &contents.messages {
+        *summary.message_counts.entry(m.conn).or_insert(0) += 1;
+        summary.message_count += 1;
+        let ns = m.time.to_ns();
+        summary.start_ns = Some(summary.start_ns.map_or(ns, |s| s.min(ns)));
+        summary.end_ns = Some(summary.end_ns.map_or(ns, |e| e.max(ns)));
+    }
+    Ok(BagData {
+        file,
+        version: Version::V1_2,
+        connections: contents.connections,
+        chunks: Vec::new(),
+        v12_messages: contents.messages,
+        summary,
+        index_status: contents.status.unwrap_or(IndexStatus::Missing),
+        problems: contents.problems,
+        max_chunk_size: options.max_chunk_size,
+    })
+}
+
+/// The FILE_HEADER of a 2.0 bag, and where the first record after it starts.
+pub(crate) fn read_file_header(
+    file: &[u8],
+    at: usize,
+) -> Result<(crate::format::records::FileHeader, usize)> {
+    let record = read_record(
+        &file[at.min(file.len())..],
+        at as u64,
+        RecordKind::FileHeader,
+    )?;
+    match parse_header(record.header, record.header_offset())? {
+        Header::FileHeader(header) => {
+            if let Some(encryptor) = header.encryptor {
+                return Err(Error::Encrypted { encryptor });
+            }
+            Ok((header, at + record.len()))
+        }
+        other => Err(Error::malformed(
+            RecordKind::FileHeader,
+            at as u64,
+            format!("expected the file header, found a {} record", other.kind()),
+        )),
+    }
+}
+
+fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagData> {
+    let (header, chunks_start) = read_file_header(&file, line_len)?;
+    let failure = if header.index_pos == 0 {
+        if options.strict {
+            return Err(Error::Unindexed);
+        }
+        IndexStatus::Missing
+    } else {
+        match read_index(&file, chunks_start, &header) {
+            Ok((connections, chunks)) => {
+                let summary = Summary::from_chunks(
+                    connections.iter().map(|c| c.id),
+                    chunks.iter().map(|c| &c.info),
+                );
+                return Ok(BagData {
+                    file,
+                    version: Version::V2_0,
+                    connections,
+                    chunks,
+                    v12_messages: Vec::new(),
+                    summary,
+                    index_status: IndexStatus::Used,
+                    problems: Vec::new(),
+                    max_chunk_size: options.max_chunk_size,
+                });
+            }
+            Err(e) if options.strict => return Err(e),
+            Err(Error::IndexDamaged { offset, message }) => {
+                IndexStatus::Damaged { offset, message }
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let mut problems = vec![match &failure {
+        IndexStatus::Damaged { offset, message } => Problem::warning(
+            *offset,
+            format!("index damaged ({message}); read by a linear scan"),
+        ),
+        _ => Problem::warning(
+            line_len as u64,
+            "unindexed bag (index_pos = 0); read by a linear scan",
+        ),
+    }];
+    let scanned = scan(
+        &file,
+        chunks_start,
+        ScanOptions {
+            salvage: true,
+            cap: options.max_chunk_size,
+        },
+    );
+    problems.extend(scanned.problems);
+    let connections: Vec<Connection> = scanned.connections.into_values().collect();
+    let chunks: Vec<ChunkEntry> = scanned
+        .chunks
+        .into_iter()
+        .map(|c| {
+            let (start, end) = c.time_range().unwrap_or_default();
+            let compressed_size = match &c.salvaged {
+                Some(_) => c.data.len() as u64,
+                None => c.data.len() as u64,
+            };
+            ChunkEntry {
+                info: ChunkInfo {
+                    position: c.pos as u64,
+                    compression: c.compression,
+                    compressed_size,
+                    uncompressed_size: u64::from(c.size),
+                    start_ns: start.to_ns(),
+                    end_ns: end.to_ns(),
+                    message_counts: counts_in_order(&c.entries),
+                },
+                data: c.data,
+                size: c.size,
+                salvaged: c.salvaged,
+                index: ChunkIndex::Entries(c.entries.into()),
+            }
+        })
+        .collect();
+    let summary = Summary::from_chunks(
+        connections.iter().map(|c| c.id),
+        chunks.iter().map(|c| &c.info),
+    );
+    Ok(BagData {
+        file,
+        version: Version::V2_0,
+        connections,
+        chunks,
+        v12_messages: Vec::new(),
+        summary,
+        index_status: failure,
+        problems,
+        max_chunk_size: options.max_chunk_size,
+    })
+}
+
+/// A CHUNK_INFO record: chunk position, start and end times, `(conn, count)` pairs.
+type RawChunkInfo = (u64, RosTime, RosTime, Vec<(u32, u32)>);
+
+/// Reads the index section and every chunk header it points at, checking each offset.
+fn read_index(
+    file: &[u8],
+    chunks_start: usize,
+    header: &crate::format::records::FileHeader,
+) -> Result<(Vec<Connection>, Vec<ChunkEntry>)> {
+    let damaged = |offset: u64, message: String| Error::index_damaged(offset, message);
+    let index_pos = header.index_pos;
+    let index_start = usize::try_from(index_pos)
+        .ok()
+        .filter(|&p| p >= chunks_start && p <= file.len())
+        .ok_or_else(|| {
+            damaged(
+                index_pos,
+                format!(
+                    "index_pos {index_pos} is outside the chunk section ({chunks_start}..={})",
+                    file.len()
+                ),
+            )
+        })?;
+    let mut connections: Vec<Connection> = Vec::new();
+    // (chunk_pos, start, end, counts)
+    let mut infos: Vec<RawChunkInfo> = Vec::new();
+    let mut pos = index_start;
+    while pos < file.len() {
+        let record = view_record(&file[pos..], pos as u64)
+            .map_err(|e| damaged(pos as u64, format!("index record cut short: {e}")))?;
+        if !record.is_complete() {
+            return Err(damaged(pos as u64, "index record cut short".into()));
+        }
+        match parse_header(record.header, record.header_offset())
+            .map_err(|e| damaged(pos as u64, e.to_string()))?
+        {
+            Header::Connection(c) => {
+                let connection =
+                    Connection::parse(c.conn, c.topic, record.data, record.data_offset())
+                        .map_err(|e| damaged(pos as u64, e.to_string()))?;
+                connections.push(connection);
+            }
+            Header::ChunkInfo(info) => {
+                if info.ver != 1 {
+                    return Err(damaged(
+                        pos as u64,
+                        format!("chunk info version {}, expected 1", info.ver),
+                    ));
+                }
+                let needed = 8 * u64::from(info.count);
+                if (record.data.len() as u64) < needed {
+                    return Err(damaged(
+                        pos as u64,
+                        format!(
+                            "chunk info lists {} connections in {} bytes",
+                            info.count,
+                            record.data.len()
+                        ),
+                    ));
+                }
+                let counts = record.data[..needed as usize]
+                    .chunks_exact(8)
+                    .map(|e| {
+                        (
+                            u32::from_le_bytes([e[0], e[1], e[2], e[3]]),
+                            u32::from_le_bytes([e[4], e[5], e[6], e[7]]),
+                        )
+                    })
+                    .collect();
+                infos.push((info.chunk_pos, info.start_time, info.end_time, counts));
+            }
+            other => {
+                return Err(damaged(
+                    pos as u64,
+                    format!("unexpected {} record in the index section", other.kind()),
+                ));
+            }
+        }
+        pos += record.len();
+    }
+    if connections.len() as u64 != u64::from(header.conn_count)
+        || infos.len() as u64 != u64::from(header.chunk_count)
+    {
+        return Err(damaged(
+            index_pos,
+            format!(
+                "the file header announces {} connections and {} chunks, the index holds {} and {}",
+                header.conn_count,
+                header.chunk_count,
+                connections.len(),
+                infos.len()
+            ),
+        ));
+    }
+    connections.sort_by_key(|c| c.id);
+    if connections.windows(2).any(|w| w[0].id == w[1].id) {
+        return Err(damaged(index_pos, "a connection id appears twice".into()));
+    }
+    let mut chunks = Vec::with_capacity(infos.len());
+    for (chunk_pos, start, end, counts) in infos {
+        let at = usize::try_from(chunk_pos)
+            .ok()
+            .filter(|&p| p >= chunks_start && p < index_start)
+            .ok_or_else(|| damaged(chunk_pos, "chunk position outside the chunk section".into()))?;
+        let record = view_record(&file[at..index_start], chunk_pos)
+            .ok()
+            .filter(|r| r.is_complete())
+            .ok_or_else(|| {
+                damaged(
+                    chunk_pos,
+                    "no complete chunk record at this position".into(),
+                )
+            })?;
+        let Ok(Header::Chunk(chunk)) = parse_header(record.header, record.header_offset()) else {
+            return Err(damaged(
+                chunk_pos,
+                "no chunk record at this position".into(),
+            ));
+        };
+        let compression = ChunkCompression::from_name(chunk.compression).ok_or_else(|| {
+            Error::UnsupportedCompression {
+                offset: chunk_pos,
+                name: String::from_utf8_lossy(chunk.compression).into_owned(),
+            }
+        })?;
+        if let Some((conn, _)) = counts
+            .iter()
+            .find(|(conn, _)| connections.binary_search_by_key(conn, |c| c.id).is_err())
+        {
+            return Err(damaged(
+                chunk_pos,
+                format!("chunk info refers to connection {conn}, which the index does not define"),
+            ));
+        }
+        let data_start = record.data_offset() as usize;
+        let count = counts.len() as u32;
+        chunks.push(ChunkEntry {
+            info: ChunkInfo {
+                position: chunk_pos,
+                compression,
+                compressed_size: record.data.len() as u64,
+                uncompressed_size: u64::from(chunk.size),
+                start_ns: start.to_ns(),
+                end_ns: end.to_ns(),
+                message_counts: counts,
+            },
+            data: data_start..data_start + record.data.len(),
+            size: chunk.size,
+            salvaged: None,
+            index: ChunkIndex::Records {
+                start: at + record.len(),
+                count,
+            },
+        });
+    }
+    Ok((connections, chunks))
+}

@@ -1,0 +1,564 @@
+//! Queries over an open bag: which connections, which times, in which order; and the iterator
+//! that decodes the chunks it needs (in parallel) and merges their messages.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
+
+use robolog_framing::{Bytes, ParallelMap, default_threads};
+
+use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk};
+use crate::error::Result;
+use crate::format::framing::view_record;
+use crate::format::records::{Header, parse_header};
+use crate::format::time::RosTime;
+use crate::open::{Bag, BagData, ChunkEntry, ChunkIndex};
+use crate::scan::IndexEntry;
+
+/// The order messages come out in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// By time; equal times by chunk position in the file, then by position in the chunk.
+    #[default]
+    Time,
+    /// As stored in the file.
+    File,
+}
+
+/// Where a message record is in the file, for diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// Absolute offset of the record in the file (format 1.2, and uncompressed chunks).
+    File(u64),
+    /// A record inside a compressed chunk.
+    Chunk {
+        /// Offset of the CHUNK record in the file.
+        chunk: u64,
+        /// Offset of the message record in the decompressed chunk data.
+        offset: u32,
+    },
+}
+
+/// One message: its connection, time and serialized bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// The connection id (see [`Bag::connection`]).
+    pub conn: u32,
+    /// The record time in nanoseconds.
+    pub time_ns: u64,
+    /// The serialized ROS 1 message: a slice of the file for uncompressed chunks, of the
+    /// decompressed chunk otherwise.
+    pub data: Bytes,
+    /// Where the record is.
+    pub position: Position,
+}
+
+/// A query over a bag's messages, built with chained calls and run by iterating it.
+///
+/// ```no_run
+/// use robolog_rosbag::{Bag, Order};
+/// let bag = Bag::from_file("recording.bag")?;
+/// let t0 = bag.summary().start_ns.unwrap_or(0);
+/// let query = bag
+///     .messages()
+///     .topics(["/imu", "/gps"])
+///     .time_range(t0..t0 + 10_000_000_000)
+///     .order(Order::Time);
+/// for message in query {
+///     let message = message?;
+///     println!("{} on connection {}", message.time_ns, message.conn);
+/// }
+/// # Ok::<(), robolog_rosbag::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Query {
+    bag: Bag,
+    topics: Option<Vec<String>>,
+    connections: Option<Vec<u32>>,
+    start: u64,
+    end: u64,
+    empty_range: bool,
+    order: Order,
+    threads: Option<usize>,
+}
+
+impl Query {
+    pub(crate) fn new(bag: Bag) -> Self {
+        Self {
+            bag,
+            topics: None,
+            connections: None,
+            start: 0,
+            end: u64::MAX,
+            empty_range: false,
+            order: Order::Time,
+            threads: None,
+        }
+    }
+
+    /// Only messages on these topics (every connection of each topic).
+    pub fn topics<S: Into<String>>(mut self, topics: impl IntoIterator<Item = S>) -> Self {
+        self.topics = Some(topics.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Only messages on these connection ids.
+    pub fn connections(mut self, ids: impl IntoIterator<Item = u32>) -> Self {
+        self.connections = Some(ids.into_iter().collect());
+        self
+    }
+
+    /// Only messages whose time (nanoseconds) is in `range`.
+    pub fn time_range(mut self, range: impl RangeBounds<u64>) -> Self {
+        let (start, start_ok) = match range.start_bound() {
+            Bound::Included(&s) => (s, true),
+            Bound::Excluded(&s) => (s.saturating_add(1), s != u64::MAX),
+            Bound::Unbounded => (0, true),
+        };
+        let (end, end_ok) = match range.end_bound() {
+            Bound::Included(&e) => (e, true),
+            Bound::Excluded(&e) => (e.saturating_sub(1), e != 0),
+            Bound::Unbounded => (u64::MAX, true),
+        };
+        self.start = start;
+        self.end = end;
+        self.empty_range = !start_ok || !end_ok || start > end;
+        self
+    }
+
+    /// The order messages come out in (time order by default).
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// Worker threads that decompress upcoming chunks (0 = decompress on the calling thread).
+    /// By default: as many as the machine has cores when chunks are compressed, none when they
+    /// are not.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    fn selection(&self) -> Selection {
+        let data = &self.bag.inner;
+        let mut conns: Option<Vec<u32>> = None;
+        if let Some(topics) = &self.topics {
+            conns = Some(
+                data.connections
+                    .iter()
+                    .filter(|c| topics.contains(&c.topic))
+                    .map(|c| c.id)
+                    .collect(),
+            );
+        }
+        if let Some(ids) = &self.connections {
+            conns = Some(match conns {
+                Some(by_topic) => by_topic.into_iter().filter(|id| ids.contains(id)).collect(),
+                None => ids.clone(),
+            });
+        }
+        if let Some(c) = &mut conns {
+            c.sort_unstable();
+            c.dedup();
+        }
+        if self.empty_range {
+            conns = Some(Vec::new());
+        }
+        Selection {
+            conns,
+            start: self.start,
+            end: self.end,
+        }
+    }
+
+    /// Runs the query.
+    pub fn iter(self) -> Messages {
+        let selection = Arc::new(self.selection());
+        let data = Arc::clone(&self.bag.inner);
+        if !data.v12_messages.is_empty() || data.chunks.is_empty() {
+            let mut picked: Vec<Message> = data
+                .v12_messages
+                .iter()
+                .filter(|m| selection.wants(m.conn, m.time))
+                .map(|m| Message {
+                    conn: m.conn,
+                    time_ns: m.time.to_ns(),
+                    data: data.file.slice(m.data.clone()),
+                    position: Position::File(m.offset),
+                })
+                .collect();
+            if self.order == Order::Time {
+                picked.sort_by_key(|m| (m.time_ns, position_key(m.position)));
+            }
+            return Messages {
+                state: State::Ready(picked.into()),
+            };
+        }
+        let mut chunks: Vec<usize> = (0..data.chunks.len())
+            .filter(|&i| selection.may_need(&data.chunks[i]))
+            .collect();
+        if self.order == Order::Time {
+            chunks.sort_by_key(|&i| (data.chunks[i].info.start_ns, data.chunks[i].info.position));
+        } else {
+            chunks.sort_by_key(|&i| data.chunks[i].info.position);
+        }
+        let compressed = chunks
+            .iter()
+            .any(|&i| data.chunks[i].info.compression != ChunkCompression::None);
+        let threads = self.threads.unwrap_or(if compressed && chunks.len() > 1 {
+            default_threads()
+        } else {
+            0
+        });
+        let starts: VecDeque<u64> = chunks
+            .iter()
+            .map(|&i| data.chunks[i].info.start_ns)
+            .collect();
+        let order = self.order;
+        let job_data = Arc::clone(&data);
+        let job_selection = Arc::clone(&selection);
+        let jobs = ParallelMap::new(
+            chunks.into_iter(),
+            threads,
+            (threads * 2).max(1),
+            move |i| load_chunk(&job_data, i, &job_selection, order),
+        );
+        Messages {
+            state: State::Chunks(Box::new(Pipeline {
+                jobs,
+                starts,
+                order,
+                heap: BinaryHeap::new(),
+                batches: Vec::new(),
+                free: Vec::new(),
+                current: VecDeque::new(),
+            })),
+        }
+    }
+}
+
+impl IntoIterator for Query {
+    type Item = Result<Message>;
+    type IntoIter = Messages;
+
+    fn into_iter(self) -> Messages {
+        self.iter()
+    }
+}
+
+fn position_key(p: Position) -> (u64, u64) {
+    match p {
+        Position::File(o) => (o, 0),
+        Position::Chunk { chunk, offset } => (chunk, u64::from(offset)),
+    }
+}
+
+#[derive(Debug)]
+struct Selection {
+    /// Sorted connection ids, or `None` for all.
+    conns: Option<Vec<u32>>,
+    start: u64,
+    end: u64,
+}
+
+impl Selection {
+    #[inline]
+    fn wants_conn(&self, conn: u32) -> bool {
+        self.conns
+            .as_ref()
+            .is_none_or(|c| c.binary_search(&conn).is_ok())
+    }
+
+    #[inline]
+    fn wants(&self, conn: u32, time: RosTime) -> bool {
+        let t = time.to_ns();
+        t >= self.start && t <= self.end && self.wants_conn(conn)
+    }
+
+    /// From the chunk info alone: could the chunk hold a wanted message?
+    fn may_need(&self, chunk: &ChunkEntry) -> bool {
+        chunk.info.end_ns >= self.start
+            && chunk.info.start_ns <= self.end
+            && chunk
+                .info
+                .message_counts
+                .iter()
+                .any(|&(conn, n)| n > 0 && self.wants_conn(conn))
+    }
+}
+
+/// The wanted messages of one chunk, sorted for the query's order.
+#[derive(Debug)]
+struct Batch {
+    chunk: u64,
+    messages: VecDeque<Message>,
+}
+
+/// Reads the chunk's INDEX_DATA records, `count` of them from `start`.
+fn read_chunk_index(
+    file: &[u8],
+    start: usize,
+    count: u32,
+    chunk: &ChunkEntry,
+) -> Option<Vec<IndexEntry>> {
+    let mut entries = Vec::new();
+    let mut per_conn: Vec<(u32, u32)> = Vec::new();
+    let mut pos = start;
+    for _ in 0..count {
+        let record = view_record(file.get(pos..)?, pos as u64).ok()?;
+        if !record.is_complete() {
+            return None;
+        }
+        let Ok(Header::IndexData(index)) = parse_header(record.header, record.header_offset())
+        else {
+            return None;
+        };
+        if index.ver != 1 || (record.data.len() as u64) < 12 * u64::from(index.count) {
+            return None;
+        }
+        for e in record.data[..12 * index.count as usize].chunks_exact(12) {
+            entries.push(IndexEntry {
+                conn: index.conn,
+                time: RosTime::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]),
+                offset: u32::from_le_bytes([e[8], e[9], e[10], e[11]]),
+            });
+        }
+        per_conn.push((index.conn, index.count));
+        pos += record.len();
+    }
+    // The index must account for every message the chunk info announces.
+    let mut announced = chunk.info.message_counts.clone();
+    announced.sort_unstable();
+    per_conn.sort_unstable();
+    (announced == per_conn).then_some(entries)
+}
+
+fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> Result<Batch> {
+    let chunk = &data.chunks[i];
+    let indexed = match &chunk.index {
+        ChunkIndex::Records { start, count } => read_chunk_index(&data.file, *start, *count, chunk),
+        ChunkIndex::Entries(entries) => Some(entries.to_vec()),
+    };
+    let wanted: Option<Vec<IndexEntry>> = indexed.map(|all| {
+        all.into_iter()
+            .filter(|e| selection.wants(e.conn, e.time))
+            .collect()
+    });
+    if wanted.as_ref().is_some_and(Vec::is_empty) {
+        // The index proves there is nothing to decompress.
+        return Ok(Batch {
+            chunk: chunk.info.position,
+            messages: VecDeque::new(),
+        });
+    }
+    let content = match &chunk.salvaged {
+        Some(content) => content.clone(),
+        None => decode_chunk(
+            chunk.info.compression,
+            &data.file.slice(chunk.data.clone()),
+            chunk.size,
+            data.max_chunk_size,
+            chunk.info.position,
+        )?,
+    };
+    let file_base =
+        (chunk.info.compression == ChunkCompression::None).then_some(chunk.data.start as u64);
+    let make = |offset: usize, conn: u32, time: RosTime, range: std::ops::Range<usize>| Message {
+        conn,
+        time_ns: time.to_ns(),
+        data: content.slice(range),
+        position: match file_base {
+            Some(base) => Position::File(base + offset as u64),
+            None => Position::Chunk {
+                chunk: chunk.info.position,
+                offset: offset as u32,
+            },
+        },
+    };
+    let resolved = wanted.and_then(|entries| {
+        entries
+            .iter()
+            .map(|e| {
+                resolve_entry(&content, e)
+                    .map(|(offset, range)| make(offset, e.conn, e.time, range))
+            })
+            .collect::<Option<Vec<Message>>>()
+    });
+    let mut messages = match resolved {
+        Some(messages) => messages,
+        // No usable index: walk the chunk. The scan that built the entries of unindexed bags
+        // walked it already, so this is only reached when the file's index is inconsistent.
+        None => walk_chunk(&content, selection, &make)?,
+    };
+    match order {
+        Order::Time => messages.sort_by_key(|m| (m.time_ns, position_key(m.position))),
+        Order::File => messages.sort_by_key(|m| position_key(m.position)),
+    }
+    Ok(Batch {
+        chunk: chunk.info.position,
+        messages: messages.into(),
+    })
+}
+
+/// Finds the message an index entry points at (skipping connection records, as ROS does) and
+/// checks that it is the one the entry describes.
+fn resolve_entry(content: &Bytes, entry: &IndexEntry) -> Option<(usize, std::ops::Range<usize>)> {
+    let mut at = entry.offset as usize;
+    loop {
+        match InnerWalker::record_at(content, at).ok()? {
+            (InnerRecord::Connection { .. }, next) => at = next,
+            (
+                InnerRecord::Message {
+                    offset,
+                    conn,
+                    time,
+                    data,
+                },
+                _,
+            ) => {
+                return (conn == entry.conn && time == entry.time).then_some((offset, data));
+            }
+            (InnerRecord::Other { .. }, _) => return None,
+        }
+    }
+}
+
+fn walk_chunk(
+    content: &Bytes,
+    selection: &Selection,
+    make: &dyn Fn(usize, u32, RosTime, std::ops::Range<usize>) -> Message,
+) -> Result<Vec<Message>> {
+    let mut messages = Vec::new();
+    for record in InnerWalker::new(content) {
+        if let InnerRecord::Message {
+            offset,
+            conn,
+            time,
+            data,
+        } = record?
+            && selection.wants(conn, time)
+        {
+            messages.push(make(offset, conn, time, data));
+        }
+    }
+    Ok(messages)
+}
+
+/// The iterator over a query's messages.
+#[derive(Debug)]
+pub struct Messages {
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    Ready(VecDeque<Message>),
+    Chunks(Box<Pipeline>),
+}
+
+type Jobs = ParallelMap<std::vec::IntoIter<usize>, Result<Batch>>;
+
+struct Pipeline {
+    jobs: Jobs,
+    /// Start times of the chunks not received yet, in dispatch order.
+    starts: VecDeque<u64>,
+    order: Order,
+    /// Time order: the next message of each open batch, keyed by (time, chunk, offset, slot).
+    heap: BinaryHeap<Reverse<(u64, u64, u64, usize)>>,
+    batches: Vec<Batch>,
+    free: Vec<usize>,
+    /// File order: the current batch.
+    current: VecDeque<Message>,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("pending_chunks", &self.starts.len())
+            .field("open_batches", &self.heap.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    fn receive(&mut self) -> Option<Result<Batch>> {
+        self.starts.pop_front();
+        self.jobs.next()
+    }
+
+    fn push_head(&mut self, slot: usize) {
+        let batch = &self.batches[slot];
+        if let Some(m) = batch.messages.front() {
+            let offset = match m.position {
+                Position::File(o) => o,
+                Position::Chunk { offset, .. } => u64::from(offset),
+            };
+            self.heap
+                .push(Reverse((m.time_ns, batch.chunk, offset, slot)));
+        } else {
+            self.free.push(slot);
+        }
+    }
+
+    fn next_by_time(&mut self) -> Option<Result<Message>> {
+        loop {
+            let head_time = self.heap.peek().map(|Reverse(k)| k.0);
+            match (self.starts.front(), head_time) {
+                (Some(&start), head) if head.is_none_or(|t| start <= t) => match self.receive()? {
+                    Ok(batch) => {
+                        if batch.messages.is_empty() {
+                            continue;
+                        }
+                        let slot = match self.free.pop() {
+                            Some(slot) => {
+                                self.batches[slot] = batch;
+                                slot
+                            }
+                            None => {
+                                self.batches.push(batch);
+                                self.batches.len() - 1
+                            }
+                        };
+                        self.push_head(slot);
+                    }
+                    Err(e) => return Some(Err(e)),
+                },
+                (_, None) => return None,
+                (_, Some(_)) => {
+                    let Reverse((.., slot)) = self.heap.pop()?;
+                    let message = self.batches[slot].messages.pop_front()?;
+                    self.push_head(slot);
+                    return Some(Ok(message));
+                }
+            }
+        }
+    }
+
+    fn next_in_file_order(&mut self) -> Option<Result<Message>> {
+        loop {
+            if let Some(m) = self.current.pop_front() {
+                return Some(Ok(m));
+            }
+            match self.receive()? {
+                Ok(batch) => self.current = batch.messages,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+impl Iterator for Messages {
+    type Item = Result<Message>;
+
+    fn next(&mut self) -> Option<Result<Message>> {
+        match &mut self.state {
+            State::Ready(messages) => messages.pop_front().map(Ok),
+            State::Chunks(pipeline) => match pipeline.order {
+                Order::Time => pipeline.next_by_time(),
+                Order::File => pipeline.next_in_file_order(),
+            },
+        }
+    }
+}
