@@ -568,7 +568,7 @@ fn read_series(
             descriptor.series_index
         )));
     }
-    let mut series = Series::new(descriptor, descriptor_offset);
+    let mut series = Series::new(descriptor, descriptor_offset).with_block_index_offset(offset);
     let mut entries = Vec::with_capacity(block_index.block_entries.len());
     for entry in block_index.block_entries {
         if entry.file_offset < FILE_DESCRIPTOR_OFFSET || entry.file_offset >= index_offset {

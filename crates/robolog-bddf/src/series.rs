@@ -57,6 +57,7 @@ impl BlockStats {
 pub struct Series {
     descriptor: SeriesDescriptor,
     descriptor_offset: u64,
+    block_index_offset: Option<u64>,
     stats: BlockStats,
 }
 
@@ -65,8 +66,14 @@ impl Series {
         Self {
             descriptor,
             descriptor_offset,
+            block_index_offset: None,
             stats: BlockStats::default(),
         }
+    }
+
+    pub(crate) fn with_block_index_offset(mut self, offset: u64) -> Self {
+        self.block_index_offset = Some(offset);
+        self
     }
 
     pub(crate) fn stats_mut(&mut self) -> &mut BlockStats {
@@ -137,6 +144,11 @@ impl Series {
     /// File offset of the series descriptor block.
     pub fn descriptor_offset(&self) -> u64 {
         self.descriptor_offset
+    }
+
+    /// File offset of the series block index, when the reader used the file's index.
+    pub fn block_index_offset(&self) -> Option<u64> {
+        self.block_index_offset
     }
 
     /// Block counts, payload bytes and time span. The indexed reader knows them at open; the
