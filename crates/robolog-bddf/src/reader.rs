@@ -161,28 +161,8 @@ impl BddfReader {
         if file_len < 4 + TRAILER_LEN || file[file.len() - 4..] != END_MAGIC {
             return Err(Error::NoTrailer { file_len });
         }
-        let trailer_offset = file_len - TRAILER_LEN;
-        let trailer = match parse_block(file, trailer_offset, 0)? {
-            Located {
-                block:
-                    ParsedBlock::End {
-                        index_offset,
-                        digest,
-                    },
-                ..
-            } => Trailer {
-                offset: trailer_offset,
-                index_offset,
-                digest: Sha1Digest(digest),
-            },
-            other => {
-                return Err(Error::UnexpectedBlock {
-                    offset: trailer_offset,
-                    expected: "end block",
-                    found: block_name(&other.block),
-                });
-            }
-        };
+        let trailer = read_trailer(file)?;
+        let trailer_offset = trailer.offset;
         let index_offset = trailer.index_offset;
         if index_offset < FILE_DESCRIPTOR_OFFSET || index_offset >= trailer_offset {
             return Err(Error::BadIndexOffset {
@@ -233,6 +213,11 @@ impl BddfReader {
             stop,
             ..
         } = scan(&data)?;
+        // A walk stopped by damage does not reach the trailer, but the trailer may be intact
+        // and its checksum then tells whether the file was damaged after it was written.
+        let ends_with_magic = data.len() as u64 >= 4 + TRAILER_LEN && data.ends_with(&END_MAGIC);
+        let trailer =
+            trailer.or_else(|| ends_with_magic.then(|| read_trailer(&data).ok()).flatten());
         let Some((file_descriptor, checksum, _)) = file_descriptor else {
             // Without a readable file descriptor there is nothing to read: report why.
             return Err(stop.unwrap_or(reason));
@@ -391,9 +376,12 @@ impl BddfReader {
         Ok(Blocks::new(self, order, Verify::No, false))
     }
 
-    /// Every data block in file order. Unless [`ReaderOptions::verify_checksum`] is off, the
-    /// file's SHA-1 is checked along the way and a mismatch is the last item; for a file read
-    /// by a walk (see [`BddfReader::index_source`]), why the walk stopped is the last item.
+    /// Every data block in file order.
+    ///
+    /// Unless [`ReaderOptions::verify_checksum`] is off, the file's SHA-1 is checked along the
+    /// way (each block is hashed right after it is read) and a mismatch follows the last
+    /// block. For a file read by a walk (see [`BddfReader::index_source`]), why the walk
+    /// stopped comes last, so a cut file never reads as a complete one.
     pub fn blocks(&self) -> Blocks<'_> {
         let mut order: Vec<(u64, u32)> = self.all_entries().map(|(e, s)| (e.offset, s)).collect();
         order.sort_unstable();
@@ -457,6 +445,30 @@ impl BddfReader {
             IndexSource::Scan { stopped, .. } => stopped.clone(),
             IndexSource::File => None,
         }
+    }
+}
+
+/// Reads the trailer at the end of a file that ends with the end magic.
+fn read_trailer(file: &[u8]) -> Result<Trailer, Error> {
+    let offset = (file.len() as u64).saturating_sub(TRAILER_LEN);
+    match parse_block(file, offset, 0)? {
+        Located {
+            block:
+                ParsedBlock::End {
+                    index_offset,
+                    digest,
+                },
+            ..
+        } => Ok(Trailer {
+            offset,
+            index_offset,
+            digest: Sha1Digest(digest),
+        }),
+        other => Err(Error::UnexpectedBlock {
+            offset,
+            expected: "end block",
+            found: block_name(&other.block),
+        }),
     }
 }
 
@@ -645,6 +657,7 @@ pub struct Blocks<'r> {
     verify: Verify,
     finished: bool,
     report_stop: bool,
+    final_errors: std::vec::IntoIter<Error>,
 }
 
 impl<'r> Blocks<'r> {
@@ -660,18 +673,19 @@ impl<'r> Blocks<'r> {
             verify,
             finished: false,
             report_stop: whole_file && matches!(reader.source, IndexSource::Scan { .. }),
+            final_errors: Vec::new().into_iter(),
         }
     }
 
-    /// Blocks not yet returned (not counting a final checksum or truncation error).
+    /// Blocks not yet returned (not counting final checksum or truncation errors).
     pub fn remaining(&self) -> usize {
         self.order.len()
     }
 
-    /// The item after the last block: a checksum mismatch, or why a walk stopped early.
-    fn finish(&mut self) -> Option<Error> {
+    /// The items after the last block: a checksum mismatch, then why a walk stopped early.
+    fn final_errors(&mut self) -> Vec<Error> {
         let data = &self.reader.data;
-        let result = match std::mem::replace(&mut self.verify, Verify::No) {
+        let checksum = match std::mem::replace(&mut self.verify, Verify::No) {
             Verify::No => Ok(()),
             Verify::AlongTheWay {
                 mut sha,
@@ -684,11 +698,12 @@ impl<'r> Blocks<'r> {
             }
             Verify::AtTheEnd => self.reader.verify_checksum(),
         };
-        match result {
-            Err(e) => Some(e),
-            Ok(()) if self.report_stop => self.reader.stop_error(),
-            Ok(()) => None,
-        }
+        let stop = if self.report_stop {
+            self.reader.stop_error()
+        } else {
+            None
+        };
+        checksum.err().into_iter().chain(stop).collect()
     }
 }
 
@@ -697,11 +712,12 @@ impl Iterator for Blocks<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.finished {
-            return None;
+            return self.final_errors.next().map(Err);
         }
         let Some((offset, series_index)) = self.order.next() else {
             self.finished = true;
-            return self.finish().map(Err);
+            self.final_errors = self.final_errors().into_iter();
+            return self.final_errors.next().map(Err);
         };
         let result = self.reader.read_block_at(offset, series_index);
         if let (
@@ -722,6 +738,7 @@ impl Iterator for Blocks<'_> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.order.len(), Some(self.order.len() + 1))
+        let len = self.order.len() + self.final_errors.len();
+        (len, Some(len + 2))
     }
 }
