@@ -1,7 +1,7 @@
 //! The streaming reader: every block in file order from any `Read`, no seeking.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io::{self, BufReader, Read};
 
 use robolog_framing::{Bytes, ErrorKind, StreamError, read_exact_bounded};
 use sha1::{Digest, Sha1};
@@ -74,10 +74,11 @@ enum State {
 /// the stored one. A stream that ends early gives [`Error::Truncated`] naming the incomplete
 /// block; a partial block is never returned. After the first error the reader yields nothing.
 ///
-/// Memory is bounded by the largest block: index blocks are read and dropped.
+/// Memory is bounded by the largest block: index blocks are read and dropped. The input is
+/// buffered internally.
 #[derive(Debug)]
 pub struct StreamReader<R> {
-    input: HashingReader<R>,
+    input: HashingReader<BufReader<R>>,
     options: StreamOptions,
     file_descriptor: FileFormatDescriptor,
     checksum: Checksum,
@@ -98,7 +99,8 @@ impl<R: Read> StreamReader<R> {
     pub fn with_options(input: R, options: StreamOptions) -> Result<Self, Error> {
         let mut reader = Self {
             input: HashingReader {
-                inner: input,
+                // Headers are read a few bytes at a time; the buffer saves a call per read.
+                inner: BufReader::with_capacity(64 * 1024, input),
                 position: 0,
                 sha: Sha1::new(),
                 hashing: true,
@@ -112,13 +114,15 @@ impl<R: Read> StreamReader<R> {
             state: State::Reading,
             scratch: Vec::new(),
         };
-        let mut magic = Vec::new();
-        let got = reader.read_up_to(4, &mut magic)?;
+        let mut magic = [0u8; 4];
+        let got = reader.read_up_to(&mut magic)?;
         if magic != START_MAGIC {
-            if got < 4 && START_MAGIC.starts_with(&magic) {
+            if START_MAGIC.starts_with(&magic[..got]) {
                 return Err(reader.truncated(0, "file magic", 4));
             }
-            return Err(Error::NotBddf { found: magic });
+            return Err(Error::NotBddf {
+                found: magic[..got].to_vec(),
+            });
         }
         let header = reader.read_header()?;
         if header.block_type != BlockType::Descriptor {
@@ -233,25 +237,27 @@ impl<R: Read> StreamReader<R> {
         }
     }
 
-    /// Reads up to `len` bytes into `buf` (replacing it); fewer only at the end of the stream.
-    fn read_up_to(&mut self, len: usize, buf: &mut Vec<u8>) -> Result<usize, Error> {
-        buf.clear();
-        let at = self.input.position;
-        (&mut self.input)
-            .take(len as u64)
-            .read_to_end(buf)
-            .map_err(|e| Error::io(at, e))
+    /// Fills `buf` as far as the stream allows; returns how many bytes it got (fewer than
+    /// `buf.len()` only at the end of the stream).
+    fn read_up_to(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.input.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(self.input.position, e)),
+            }
+        }
+        Ok(got)
     }
 
     fn read_header(&mut self) -> Result<BlockHeader, Error> {
         let offset = self.input.position;
-        let mut bytes = Vec::with_capacity(HEADER_LEN as usize);
-        let got = self.read_up_to(HEADER_LEN as usize, &mut bytes)?;
-        let mut header = [0u8; 8];
-        if got < header.len() {
+        let mut header = [0u8; HEADER_LEN as usize];
+        if self.read_up_to(&mut header)? < header.len() {
             return Err(self.truncated(offset, "block header", HEADER_LEN));
         }
-        header.copy_from_slice(&bytes);
         BlockHeader::decode(header, offset)
     }
 
@@ -298,11 +304,9 @@ impl<R: Read> StreamReader<R> {
 
     fn read_data(&mut self, offset: u64, size: u64) -> Result<DataBlock, Error> {
         let mut desc_len = [0u8; DESC_LEN_LEN as usize];
-        let mut bytes = Vec::with_capacity(desc_len.len());
-        if self.read_up_to(desc_len.len(), &mut bytes)? < desc_len.len() {
+        if self.read_up_to(&mut desc_len)? < desc_len.len() {
             return Err(self.truncated(offset, "data block", HEADER_LEN + DESC_LEN_LEN));
         }
-        desc_len.copy_from_slice(&bytes);
         let desc_len = u32::from_le_bytes(desc_len);
         check_desc_len(desc_len, size, offset)?;
         let mut body = Vec::new();
@@ -328,19 +332,18 @@ impl<R: Read> StreamReader<R> {
     }
 
     fn read_trailer(&mut self, offset: u64) -> Result<(), Error> {
-        let mut bytes = Vec::new();
-        if self.read_up_to(8, &mut bytes)? < 8 {
+        let mut index_offset = [0u8; 8];
+        if self.read_up_to(&mut index_offset)? < index_offset.len() {
             return Err(self.truncated(offset, "trailer", TRAILER_LEN));
         }
-        let mut index_offset = [0u8; 8];
-        index_offset.copy_from_slice(&bytes);
         // The digest covers everything before it, including the end header and index offset.
         let actual = self.input.sha.finalize_reset();
         self.input.hashing = false;
-        if self.read_up_to(DIGEST_LEN + 4, &mut bytes)? < DIGEST_LEN + 4 {
+        let mut rest = [0u8; DIGEST_LEN + 4];
+        if self.read_up_to(&mut rest)? < rest.len() {
             return Err(self.truncated(offset, "trailer", TRAILER_LEN));
         }
-        let (digest, magic) = bytes.split_at(DIGEST_LEN);
+        let (digest, magic) = rest.split_at(DIGEST_LEN);
         if magic != END_MAGIC {
             return Err(Error::UnexpectedBlock {
                 offset: offset + TRAILER_LEN - 4,
