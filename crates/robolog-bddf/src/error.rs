@@ -222,9 +222,19 @@ pub enum Error {
         /// What is wrong.
         source: PodError,
     },
-    /// A write names a series that was not added.
-    #[error("series {0} was not added to this writer")]
+    /// A series index that the file or writer does not have.
+    #[error("there is no series {0}")]
     NoSuchSeries(u32),
+    /// A block position past the end of a series.
+    #[error("series {series_index} has {block_count} data blocks, there is no block {position}")]
+    NoSuchBlock {
+        /// The series.
+        series_index: u32,
+        /// The position asked for.
+        position: usize,
+        /// Blocks in the series.
+        block_count: usize,
+    },
     /// A write does not fit the kind of series it names.
     #[error("series {series_index} is not a {expected} series")]
     WrongSeriesKind {

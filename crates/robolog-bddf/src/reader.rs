@@ -312,12 +312,10 @@ impl BddfReader {
     /// Reads data block `position` (0-based, in write order) of a series.
     pub fn read_block(&self, series_index: u32, position: usize) -> Result<DataBlock, Error> {
         let entries = self.entries_of(series_index)?;
-        let entry = entries.entries.get(position).ok_or(Error::BadIndex {
-            offset: 0,
-            problem: format!(
-                "series {series_index} has {} blocks, no block {position}",
-                entries.entries.len()
-            ),
+        let entry = entries.entries.get(position).ok_or(Error::NoSuchBlock {
+            series_index,
+            position,
+            block_count: entries.entries.len(),
         })?;
         self.read_block_at(entry.offset, series_index)
             .map(|(block, _)| block)

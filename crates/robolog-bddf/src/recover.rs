@@ -119,7 +119,9 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
     let mut write_series_before =
         |out: &mut BlockWriter<W>, offset: u64, index: &mut Vec<SeriesIndexBuilder>| {
             while let Some(s) = pending_series.next_if(|s| s.offset < offset) {
-                let new_index = renumber[&s.descriptor.series_index];
+                let Some(&new_index) = renumber.get(&s.descriptor.series_index) else {
+                    continue;
+                };
                 let descriptor_offset = if new_index == s.descriptor.series_index {
                     out.write_raw(&input[s.offset as usize..s.end as usize])?
                 } else {
@@ -142,7 +144,10 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
 
     for block in &scan.blocks {
         write_series_before(&mut out, block.offset, &mut index)?;
-        let new_index = renumber[&block.series_index];
+        // The scan keeps only blocks of declared series, which all have a new index.
+        let Some(&new_index) = renumber.get(&block.series_index) else {
+            continue;
+        };
         let file_offset = if new_index == block.series_index {
             out.write_raw(&input[block.offset as usize..block.end as usize])?
         } else {

@@ -367,6 +367,14 @@ fn series_blocks_by_time_range() {
         reader.series_blocks(7, ..),
         Err(Error::NoSuchSeries(7))
     ));
+    assert!(matches!(
+        reader.read_block(0, 3),
+        Err(Error::NoSuchBlock {
+            series_index: 0,
+            position: 3,
+            block_count: 3
+        })
+    ));
 }
 
 #[test]
