@@ -22,9 +22,9 @@ use crate::time::timestamp_to_nanos;
 /// Options for [`BddfReader::open_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReaderOptions {
-    /// Check the trailer's SHA-1 when a whole-file iteration ([`BddfReader::blocks`],
-    /// [`BddfReader::blocks_by_time`]) reaches its end; a mismatch is its last item. On by
-    /// default; files declaring no checksum are never checked.
+    /// Check the trailer's SHA-1 during whole-file iterations ([`BddfReader::blocks`],
+    /// [`BddfReader::blocks_by_time`]); a mismatch is an `Err` item after the last block. On
+    /// by default; files declaring no checksum are never checked.
     pub verify_checksum: bool,
     /// When the file has no trailer (cut, or still being written) or its index is damaged,
     /// build the index by walking the blocks instead of failing. On by default;
@@ -224,9 +224,9 @@ impl BddfReader {
         };
         let mut positions = BTreeMap::new();
         let mut series = Vec::with_capacity(scanned_series.len());
-        for (position, (&index, s)) in scanned_series.iter().enumerate() {
+        for (position, (index, s)) in scanned_series.into_iter().enumerate() {
             positions.insert(index, position);
-            series.push(Series::new(s.descriptor.clone(), s.offset));
+            series.push(Series::new(s.descriptor, s.offset));
         }
         let mut entries = vec![Vec::new(); series.len()];
         for block in blocks {
