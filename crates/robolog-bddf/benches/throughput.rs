@@ -79,7 +79,7 @@ fn throughput(c: &mut Criterion) {
             b.iter(|| black_box(write(workload, &payload)).len())
         });
         let data = robolog_bddf::Bytes::from(file.clone());
-        group.bench_function("read indexed, SHA-1 checked", |b| {
+        group.bench_function("open + read all (indexed, SHA-1 checked)", |b| {
             b.iter(|| {
                 let reader = BddfReader::open(data.clone()).unwrap();
                 reader
@@ -88,7 +88,7 @@ fn throughput(c: &mut Criterion) {
                     .sum::<usize>()
             })
         });
-        group.bench_function("read indexed, unchecked", |b| {
+        group.bench_function("open + read all (indexed, unchecked)", |b| {
             let options = ReaderOptions {
                 verify_checksum: false,
                 ..ReaderOptions::default()
@@ -101,7 +101,9 @@ fn throughput(c: &mut Criterion) {
                     .sum::<usize>()
             })
         });
-        group.bench_function("read one series by time range", |b| {
+        // One series holds 1/`series` of the payload.
+        group.throughput(Throughput::Bytes(bytes / u64::from(workload.series)));
+        group.bench_function("open + read one of the series by time range", |b| {
             b.iter(|| {
                 let reader = BddfReader::open(data.clone()).unwrap();
                 reader
@@ -111,7 +113,8 @@ fn throughput(c: &mut Criterion) {
                     .sum::<usize>()
             })
         });
-        group.bench_function("read streaming, SHA-1 checked", |b| {
+        group.throughput(Throughput::Bytes(bytes));
+        group.bench_function("read all (streaming, SHA-1 checked)", |b| {
             b.iter(|| {
                 StreamReader::new(&file[..])
                     .unwrap()
