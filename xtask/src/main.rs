@@ -2,9 +2,14 @@
 //!
 //! - `test`: create the interop venv (`scripts/interop-venv.sh`) and run every test of the
 //!   workspace with interop tests required.
+//! - `gen-proto`: regenerate the committed Rust code for `proto/` (`--check`: fail when it is
+//!   stale instead of writing it).
 
 #![forbid(unsafe_code)]
 #![allow(clippy::print_stderr, clippy::print_stdout)]
+
+mod gen_proto;
+mod test;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -26,10 +31,17 @@ enum Task {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Generate the Rust code for the protobuf schemas in proto/ (protox + prost-build, no protoc).
+    GenProto {
+        /// Do not write anything; fail when the committed code differs from what would be generated.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().unwrap_or(xtask).to_path_buf()
 }
 
 fn run(command: &mut Command) -> Result<(), String> {
@@ -43,20 +55,11 @@ fn run(command: &mut Command) -> Result<(), String> {
     }
 }
 
-fn test(args: &[String]) -> Result<(), String> {
-    let root = workspace_root();
-    run(Command::new("bash").arg(root.join("scripts/interop-venv.sh")))?;
-    run(Command::new(env!("CARGO"))
-        .current_dir(&root)
-        .env("ROBOLOG_INTEROP", "required")
-        .args(["test", "--workspace"])
-        .args(args))
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.task {
-        Task::Test { args } => test(&args),
+        Task::Test { args } => test::run_tests(&workspace_root(), &args),
+        Task::GenProto { check } => gen_proto::gen_proto(&workspace_root(), check),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
