@@ -105,14 +105,19 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
         },
     };
 
-    // Series indexes must run 0, 1, 2, … in the output; they do unless descriptors are lost.
-    let renumber: std::collections::BTreeMap<u32, u32> =
-        scan.series.keys().copied().zip(0u32..).collect();
+    // Series indexes must run 0, 1, 2, … in the order their descriptors are written, because the
+    // rebuilt index lists series by position. Writers register series in that order, so indexes
+    // change only when descriptors were lost or damaged.
+    let mut series_by_offset: Vec<_> = scan.series.values().collect();
+    series_by_offset.sort_by_key(|s| s.offset);
+    let renumber: std::collections::BTreeMap<u32, u32> = series_by_offset
+        .iter()
+        .map(|s| s.descriptor.series_index)
+        .zip(0u32..)
+        .collect();
     let series_renumbered = renumber.iter().any(|(old, new)| old != new);
 
     let mut index: Vec<SeriesIndexBuilder> = Vec::with_capacity(scan.series.len());
-    let mut series_by_offset: Vec<_> = scan.series.values().collect();
-    series_by_offset.sort_by_key(|s| s.offset);
     let mut pending_series = series_by_offset.into_iter().peekable();
     let mut payload_bytes = 0u64;
 

@@ -87,6 +87,8 @@ pub struct StreamReader<R> {
     trailer: Option<Trailer>,
     state: State,
     scratch: Vec<u8>,
+    /// The checksum mismatch found after damage was reported, yielded next.
+    pending: Option<Error>,
 }
 
 impl<R: Read> StreamReader<R> {
@@ -113,6 +115,7 @@ impl<R: Read> StreamReader<R> {
             trailer: None,
             state: State::Reading,
             scratch: Vec::new(),
+            pending: None,
         };
         let mut magic = [0u8; 4];
         let got = reader.read_up_to(&mut magic)?;
@@ -181,7 +184,15 @@ impl<R: Read> StreamReader<R> {
     }
 
     /// The next data block; `Ok(None)` after the trailer (checksum verified) or after an error.
+    ///
+    /// When damage stops the parse before the trailer (a corrupt block header, say), the rest of
+    /// the stream is still hashed: if the trailer's SHA-1 then disagrees, an
+    /// [`Error::ChecksumMismatch`] follows the damage, which tells a corrupted file from one
+    /// whose writer produced bad blocks.
     pub fn next_block(&mut self) -> Result<Option<DataBlock>, Error> {
+        if let Some(mismatch) = self.pending.take() {
+            return Err(mismatch);
+        }
         if self.state == State::Done {
             return Ok(None);
         }
@@ -189,7 +200,61 @@ impl<R: Read> StreamReader<R> {
         if !matches!(result, Ok(Some(_))) {
             self.state = State::Done;
         }
-        result
+        match result {
+            Err(damage) if self.checks_rest_after(&damage) => match self.hash_rest_and_compare() {
+                Some(mismatch) => {
+                    self.pending = Some(mismatch);
+                    Err(damage)
+                }
+                None => Err(damage),
+            },
+            other => other,
+        }
+    }
+
+    fn checks_rest_after(&self, damage: &Error) -> bool {
+        self.options.verify_checksum
+            && self.checksum == Checksum::Sha1
+            && self.input.hashing
+            && !damage.is_truncation()
+            && !matches!(damage, Error::Io { .. } | Error::ChecksumMismatch { .. })
+    }
+
+    /// Hashes everything up to the last 24 bytes of the stream and compares the result with
+    /// the digest those bytes hold (digest + `FDDB`). `None` when they match or when the stream
+    /// does not end like a BDDF file.
+    fn hash_rest_and_compare(&mut self) -> Option<Error> {
+        const TAIL: usize = DIGEST_LEN + 4;
+        let mut tail = Vec::with_capacity(TAIL + 64 * 1024);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match self.input.inner.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            self.input.position += n as u64;
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > TAIL {
+                let hashed = tail.len() - TAIL;
+                self.input.sha.update(&tail[..hashed]);
+                tail.drain(..hashed);
+            }
+        }
+        if tail.len() < TAIL || tail[DIGEST_LEN..] != END_MAGIC {
+            return None;
+        }
+        let actual = self.input.sha.finalize_reset();
+        self.input.hashing = false;
+        let mut expected = [0u8; DIGEST_LEN];
+        expected.copy_from_slice(&tail[..DIGEST_LEN]);
+        let mut computed = [0u8; DIGEST_LEN];
+        computed.copy_from_slice(&actual);
+        (computed != expected).then_some(Error::ChecksumMismatch {
+            expected: Sha1Digest(expected),
+            actual: Sha1Digest(computed),
+        })
     }
 
     fn read_next(&mut self) -> Result<Option<DataBlock>, Error> {

@@ -116,9 +116,29 @@ fn the_bitflip_test_file() {
     // The flip is in the header of the series descriptor at 1275: its size grows by 2^46.
     assert_eq!(flipped, [1280]);
 
-    // The stream cannot get past the absurd block size: an error that is not a truncation.
-    let err = stream_all(&file).unwrap_err();
-    assert!(!err.is_truncation(), "{err}");
+    // The stream cannot get past the absurd block size (an error that is not a truncation), but
+    // it hashes the rest of the file: a checksum mismatch naming both digests follows, and no
+    // block after the damage is returned.
+    let items: Vec<_> = StreamReader::new(&file[..]).unwrap().collect();
+    assert_eq!(items.iter().filter(|i| i.is_ok()).count(), 11);
+    let damage = items[11].as_ref().unwrap_err();
+    assert!(!damage.is_truncation(), "{damage}");
+    assert!(damage.to_string().contains("limit"), "{damage}");
+    let Some(Err(Error::ChecksumMismatch { expected, actual })) = items.get(12) else {
+        panic!("expected a checksum mismatch, got {:?}", items.get(12))
+    };
+    assert_eq!(expected.to_string(), SAMPLE_DIGEST);
+    assert_eq!(actual.to_string(), sha1_hex(&file[..file.len() - 24]));
+    assert_eq!(items.len(), 13);
+    // Without checksum verification only the damage is reported.
+    let unchecked = StreamOptions {
+        verify_checksum: false,
+        ..StreamOptions::default()
+    };
+    let err = StreamReader::with_options(&file[..], unchecked)
+        .unwrap()
+        .find_map(Result::err)
+        .unwrap();
     assert!(err.to_string().contains("limit"), "{err}");
 
     // The trailer is intact, so the checksum names both digests.
@@ -312,4 +332,30 @@ proptest! {
             prop_assert!(stream_all(&out).is_ok());
         }
     }
+}
+
+/// A descriptor whose series index was damaged (series 2 at byte 356 now claims index 6, ahead
+/// of the real series 6): recovery must renumber the series in the order their descriptors
+/// appear, or the rebuilt index would point series at each other's descriptors.
+#[test]
+fn recovery_renumbers_series_in_file_order() {
+    let mut file = testdata::read("bddf/sample.bddf");
+    file[360] = 4;
+    let mut out = Vec::new();
+    let report = recover(&file, &mut out).unwrap();
+    let strict = ReaderOptions {
+        scan_fallback: false,
+        ..ReaderOptions::default()
+    };
+    let rescued = BddfReader::open_with(out.clone().into(), strict).unwrap();
+    let indexes: Vec<u32> = rescued.series().map(|s| s.index()).collect();
+    assert_eq!(
+        indexes,
+        (0..report.series_recovered as u32).collect::<Vec<_>>()
+    );
+    assert!(rescued.blocks().all(|b| b.is_ok()));
+    assert_eq!(
+        stream_all(&out).unwrap() as u64,
+        report.data_blocks_recovered
+    );
 }
