@@ -348,7 +348,7 @@ fn recovery_renumbers_series_in_file_order() {
         ..ReaderOptions::default()
     };
     let rescued = BddfReader::open_with(out.clone().into(), strict).unwrap();
-    let indexes: Vec<u32> = rescued.series().map(|s| s.index()).collect();
+    let indexes: Vec<u32> = rescued.series().iter().map(|s| s.index()).collect();
     assert_eq!(
         indexes,
         (0..report.series_recovered as u32).collect::<Vec<_>>()
