@@ -77,9 +77,7 @@ fn tokenize(path: &str) -> Result<Vec<Token<'_>>, Error> {
                 .strip_prefix('.')
                 .ok_or_else(|| invalid(path, "expected `.` or `[` between steps"))?;
         }
-        let end = rest
-            .find(|c: char| c == '.' || c == '[')
-            .unwrap_or(rest.len());
+        let end = rest.find(['.', '[']).unwrap_or(rest.len());
         let name = &rest[..end];
         let valid = name
             .chars()
@@ -173,13 +171,13 @@ impl Plan {
                     ));
                 }
                 (Token::Index(index), Reached::Field { elem, count }) if count != Count::One => {
-                    if let Count::Fixed(n) = count {
-                        if index as u64 >= n {
-                            return Err(invalid(
-                                path,
-                                format!("index {index} is past the end of an array of {n}"),
-                            ));
-                        }
+                    if let Count::Fixed(n) = count
+                        && index as u64 >= n
+                    {
+                        return Err(invalid(
+                            path,
+                            format!("index {index} is past the end of an array of {n}"),
+                        ));
                     }
                     steps.push(Step::Index(index));
                     names.push(PathStep::Index(index as u64));

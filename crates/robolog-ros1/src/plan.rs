@@ -365,10 +365,10 @@ fn compile_message(
     let mut segments = Vec::new();
     let mut run: Option<(usize, TemplateBuilder)> = None;
     for (index, field) in fields.iter().enumerate() {
-        if let Some((_, builder)) = run.as_mut() {
-            if builder.add(field, plans) {
-                continue;
-            }
+        if let Some((_, builder)) = run.as_mut()
+            && builder.add(field, plans)
+        {
+            continue;
         }
         if let Some((first, builder)) = run.take() {
             segments.push(Segment::Run {
@@ -465,7 +465,7 @@ impl TemplateBuilder {
                 let fits = usize::try_from(n)
                     .ok()
                     .and_then(|n| n.checked_mul(element_nodes))
-                    .is_some_and(|nodes| self.nodes() + nodes + 1 <= MAX_TEMPLATE_NODES);
+                    .is_some_and(|nodes| self.nodes() + nodes < MAX_TEMPLATE_NODES);
                 if !fits {
                     return false;
                 }

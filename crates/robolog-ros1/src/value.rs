@@ -168,7 +168,10 @@ impl<'a> PrimitiveArray<'a> {
     /// An array of `kind` elements over `bytes`, or `None` when the length is not a whole number
     /// of elements.
     pub fn new(kind: PrimitiveKind, bytes: &'a [u8]) -> Option<Self> {
-        (bytes.len() % kind.size() == 0).then_some(PrimitiveArray { kind, bytes })
+        bytes
+            .len()
+            .is_multiple_of(kind.size())
+            .then_some(PrimitiveArray { kind, bytes })
     }
 
     /// Built by the decoder, which has already sized `bytes` from a count.
