@@ -133,18 +133,22 @@ impl<'t, 'a> MessageRef<'t, 'a> {
         self.plan.lookup(self.tree, self.span, &resolved)
     }
 
+    #[cfg(feature = "serde")]
     pub(crate) fn plan(&self) -> &'t Plan {
         self.plan
     }
 
+    #[cfg(feature = "serde")]
     pub(crate) fn id(&self) -> usize {
         self.id
     }
 
+    #[cfg(feature = "serde")]
     pub(crate) fn values(&self) -> &'t [Value<'a>] {
         self.tree.span(self.span)
     }
 
+    #[cfg(feature = "serde")]
     pub(crate) fn tree(&self) -> &'t Tree<'a> {
         self.tree
     }
