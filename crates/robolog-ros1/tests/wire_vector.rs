@@ -3,9 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use robolog_ros1::{
-    Duration, Error, Plan, PrimitiveArray, PrimitiveKind, Time, Tree, Value, le_bytes,
-};
+use robolog_ros1::{Duration, Error, Plan, PrimitiveArray, Time, Tree, Value, le_bytes};
 use robolog_testkit::{testdata, truncation};
 
 /// The 76 bytes of §8, written as the spec groups them.
