@@ -4,8 +4,8 @@ use robolog_framing::{LengthBound, check_len};
 
 use crate::decoded::Decoded;
 use crate::error::{Error, FieldPath, PathStep};
-use crate::plan::{Count, Elem, FieldPlan, MessagePlan, Op, Plan, Segment, Template};
-use crate::value::{PrimitiveArray, PrimitiveKind, Span, Tree, Value};
+use crate::plan::{Count, Elem, FieldPlan, Group, MessagePlan, Op, Plan, Segment, Template};
+use crate::value::{PrimitiveArray, Span, Tree, Value};
 
 /// Arrays of zero-size elements (empty messages) take no bytes, so the data cannot bound their
 /// counts; one message may produce at most this many nodes for such elements.
@@ -90,58 +90,159 @@ fn array_at<const N: usize>(bytes: &[u8], offset: usize) -> [u8; N] {
     }
 }
 
-/// Reads a primitive at `offset` of a slice already checked to hold it.
+/// The `N`-byte elements of a group of `count` primitives at `offset`.
 #[inline(always)]
-fn read_prim<'a>(kind: PrimitiveKind, bytes: &'a [u8], offset: usize) -> Value<'a> {
-    match kind {
-        PrimitiveKind::Float64 => Value::Float64(f64::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::Float32 => Value::Float32(f32::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::UInt32 => Value::UInt32(u32::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::Int32 => Value::Int32(i32::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::Time => {
-            let [a, b, c, d, e, f, g, h] = array_at::<8>(bytes, offset);
-            Value::Time(crate::value::Time {
-                secs: u32::from_le_bytes([a, b, c, d]),
-                nsecs: u32::from_le_bytes([e, f, g, h]),
-            })
-        }
-        PrimitiveKind::Duration => {
-            let [a, b, c, d, e, f, g, h] = array_at::<8>(bytes, offset);
-            Value::Duration(crate::value::Duration {
-                secs: i32::from_le_bytes([a, b, c, d]),
-                nsecs: i32::from_le_bytes([e, f, g, h]),
-            })
-        }
-        PrimitiveKind::Bool => Value::Bool(array_at::<1>(bytes, offset)[0] != 0),
-        PrimitiveKind::Int8 => Value::Int8(i8::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::UInt8 => Value::UInt8(u8::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::Int16 => Value::Int16(i16::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::UInt16 => Value::UInt16(u16::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::Int64 => Value::Int64(i64::from_le_bytes(array_at(bytes, offset))),
-        PrimitiveKind::UInt64 => Value::UInt64(u64::from_le_bytes(array_at(bytes, offset))),
-    }
+fn elements<const N: usize>(bytes: &[u8], offset: u32, count: usize) -> Result<&[[u8; N]], ()> {
+    let start = offset as usize;
+    let source = bytes.get(start..start + count * N).ok_or(())?;
+    Ok(source.as_chunks::<N>().0)
 }
 
-#[inline(always)]
-fn eval<'a>(op: &Op, bytes: &'a [u8], append_base: usize) -> Value<'a> {
-    match *op {
-        Op::Prim { kind, offset } => read_prim(kind, bytes, offset as usize),
-        Op::Array { kind, offset, len } => {
-            let (offset, len) = (offset as usize, len as usize);
-            Value::Array(PrimitiveArray::new_unchecked_len(
-                kind,
-                bytes.get(offset..offset + len).unwrap_or(&[]),
-            ))
+/// Runs `$sink` on an iterator over the values of `$group`: one dispatch per group, then a
+/// loop specialised for the group's type.
+macro_rules! with_group_values {
+    ($group:expr, $bytes:expr, $append_base:expr, |$values:ident| $sink:expr) => {{
+        let group: &Group = $group;
+        let bytes: &[u8] = $bytes;
+        let count = group.count as usize;
+        match group.op {
+            Op::Float64(o) => {
+                let $values = elements::<8>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::Float64(f64::from_le_bytes(*b)));
+                $sink
+            }
+            Op::Float32(o) => {
+                let $values = elements::<4>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::Float32(f32::from_le_bytes(*b)));
+                $sink
+            }
+            Op::UInt32(o) => {
+                let $values = elements::<4>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::UInt32(u32::from_le_bytes(*b)));
+                $sink
+            }
+            Op::Int32(o) => {
+                let $values = elements::<4>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::Int32(i32::from_le_bytes(*b)));
+                $sink
+            }
+            Op::Time(o) => {
+                let $values = elements::<8>(bytes, o, count)?.iter().map(|b| {
+                    let raw = u64::from_le_bytes(*b);
+                    Value::Time(crate::value::Time {
+                        secs: raw as u32,
+                        nsecs: (raw >> 32) as u32,
+                    })
+                });
+                $sink
+            }
+            Op::Duration(o) => {
+                let $values = elements::<8>(bytes, o, count)?.iter().map(|b| {
+                    let raw = u64::from_le_bytes(*b);
+                    Value::Duration(crate::value::Duration {
+                        secs: raw as u32 as i32,
+                        nsecs: (raw >> 32) as u32 as i32,
+                    })
+                });
+                $sink
+            }
+            Op::Bool(o) => {
+                let $values = elements::<1>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::Bool(b[0] != 0));
+                $sink
+            }
+            Op::Int8(o) => {
+                let $values = elements::<1>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::Int8(i8::from_le_bytes(*b)));
+                $sink
+            }
+            Op::UInt8(o) => {
+                let $values = elements::<1>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::UInt8(b[0]));
+                $sink
+            }
+            Op::Int16(o) => {
+                let $values = elements::<2>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::Int16(i16::from_le_bytes(*b)));
+                $sink
+            }
+            Op::UInt16(o) => {
+                let $values = elements::<2>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::UInt16(u16::from_le_bytes(*b)));
+                $sink
+            }
+            Op::Int64(o) => {
+                let $values = elements::<8>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::Int64(i64::from_le_bytes(*b)));
+                $sink
+            }
+            Op::UInt64(o) => {
+                let $values = elements::<8>(bytes, o, count)?
+                    .iter()
+                    .map(|b| Value::UInt64(u64::from_le_bytes(*b)));
+                $sink
+            }
+            Op::Array { kind, offset, len } => {
+                let (offset, len) = (offset as usize, len as usize);
+                let array = bytes.get(offset..offset + len).ok_or(())?;
+                let $values =
+                    std::iter::once(Value::Array(PrimitiveArray::new_unchecked_len(kind, array)));
+                $sink
+            }
+            Op::Message { rel, len } => {
+                let $values = std::iter::once(Value::Message(Span {
+                    start: $append_base + rel as usize,
+                    len: len as usize,
+                }));
+                $sink
+            }
+            Op::Messages { rel, len } => {
+                let $values = std::iter::once(Value::Messages(Span {
+                    start: $append_base + rel as usize,
+                    len: len as usize,
+                }));
+                $sink
+            }
         }
-        Op::Message { rel, len } => Value::Message(Span {
-            start: append_base + rel as usize,
-            len: len as usize,
-        }),
-        Op::Messages { rel, len } => Value::Messages(Span {
-            start: append_base + rel as usize,
-            len: len as usize,
-        }),
-    }
+    }};
+}
+
+/// Writes a group's values into slots reserved earlier.
+#[inline(always)]
+fn fill<'a>(
+    slots: &mut [Value<'a>],
+    group: &Group,
+    bytes: &'a [u8],
+    append_base: usize,
+) -> Result<(), ()> {
+    with_group_values!(group, bytes, append_base, |values| {
+        for (slot, value) in slots.iter_mut().zip(values) {
+            *slot = value;
+        }
+    });
+    Ok(())
+}
+
+/// Appends a group's values.
+#[inline(always)]
+fn push<'a>(
+    nodes: &mut Vec<Value<'a>>,
+    group: &Group,
+    bytes: &'a [u8],
+    append_base: usize,
+) -> Result<(), ()> {
+    with_group_values!(group, bytes, append_base, |values| nodes.extend(values));
+    Ok(())
 }
 
 /// Adds an outer path step to a boxed error without moving it out of its box.
@@ -212,13 +313,23 @@ impl<'a> Decoder<'_, 'a, '_> {
         let end = self.pos.checked_add(template.size).ok_or(())?;
         let bytes = self.data.get(self.pos..end).ok_or(())?;
         let append_base = self.nodes.len();
-        let (own, appended) = template.ops.split_at(template.own.min(template.ops.len()));
-        let slots = self.nodes.get_mut(slot..slot + own.len()).ok_or(())?;
-        for (slot, op) in slots.iter_mut().zip(own) {
-            *slot = eval(op, bytes, append_base);
-        }
         self.nodes
-            .extend(appended.iter().map(|op| eval(op, bytes, append_base)));
+            .reserve(template.ops.len().saturating_sub(template.own));
+        // Groups are in node order: the fields' own slots first, then the appended nodes.
+        let (own, appended) = template
+            .groups
+            .split_at(template.own_groups.min(template.groups.len()));
+        for group in own {
+            let target = slot + group.node as usize;
+            let slots = self
+                .nodes
+                .get_mut(target..target + group.count as usize)
+                .ok_or(())?;
+            fill(slots, group, bytes, append_base)?;
+        }
+        for group in appended {
+            push(self.nodes, group, bytes, append_base)?;
+        }
         self.pos = end;
         Ok(())
     }
@@ -230,8 +341,10 @@ impl<'a> Decoder<'_, 'a, '_> {
         let bytes = self.data.get(self.pos..end).ok_or(())?;
         let start = self.nodes.len();
         let append_base = start + template.own;
-        self.nodes
-            .extend(template.ops.iter().map(|op| eval(op, bytes, append_base)));
+        self.nodes.reserve(template.ops.len());
+        for group in &template.groups {
+            push(self.nodes, group, bytes, append_base)?;
+        }
         self.pos = end;
         Ok(Span {
             start,
@@ -378,7 +491,7 @@ impl<'a> Decoder<'_, 'a, '_> {
         match (field.elem, field.count) {
             (Elem::Prim(kind), Count::One) => {
                 let bytes = self.take(kind.size())?;
-                Ok(read_prim(kind, bytes, 0))
+                Ok(kind.read(bytes).unwrap_or(PLACEHOLDER))
             }
             (Elem::Prim(kind), count) => {
                 let len = self.read_count(count, kind.size() as u64)?;

@@ -56,13 +56,23 @@ pub(crate) struct FieldPlan {
 }
 
 /// One node that a template produces: a value read at a fixed byte offset, or a span of
-/// nodes that the same template produces.
+/// nodes that the same template produces. Primitives have one variant each, so evaluating an
+/// op is a single dispatch (this loop is the hot path of decoding small messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
-    Prim {
-        kind: PrimitiveKind,
-        offset: u32,
-    },
+    Bool(u32),
+    Int8(u32),
+    UInt8(u32),
+    Int16(u32),
+    UInt16(u32),
+    Int32(u32),
+    UInt32(u32),
+    Int64(u32),
+    UInt64(u32),
+    Float32(u32),
+    Float64(u32),
+    Time(u32),
+    Duration(u32),
     Array {
         kind: PrimitiveKind,
         offset: u32,
@@ -78,13 +88,126 @@ pub(crate) enum Op {
     },
 }
 
+impl Op {
+    /// The primitive type and offset of a primitive op.
+    pub(crate) fn primitive_at(self) -> Option<(PrimitiveKind, u32)> {
+        Some(match self {
+            Op::Bool(o) => (PrimitiveKind::Bool, o),
+            Op::Int8(o) => (PrimitiveKind::Int8, o),
+            Op::UInt8(o) => (PrimitiveKind::UInt8, o),
+            Op::Int16(o) => (PrimitiveKind::Int16, o),
+            Op::UInt16(o) => (PrimitiveKind::UInt16, o),
+            Op::Int32(o) => (PrimitiveKind::Int32, o),
+            Op::UInt32(o) => (PrimitiveKind::UInt32, o),
+            Op::Int64(o) => (PrimitiveKind::Int64, o),
+            Op::UInt64(o) => (PrimitiveKind::UInt64, o),
+            Op::Float32(o) => (PrimitiveKind::Float32, o),
+            Op::Float64(o) => (PrimitiveKind::Float64, o),
+            Op::Time(o) => (PrimitiveKind::Time, o),
+            Op::Duration(o) => (PrimitiveKind::Duration, o),
+            _ => return None,
+        })
+    }
+
+    fn primitive(kind: PrimitiveKind, offset: u32) -> Op {
+        match kind {
+            PrimitiveKind::Bool => Op::Bool(offset),
+            PrimitiveKind::Int8 => Op::Int8(offset),
+            PrimitiveKind::UInt8 => Op::UInt8(offset),
+            PrimitiveKind::Int16 => Op::Int16(offset),
+            PrimitiveKind::UInt16 => Op::UInt16(offset),
+            PrimitiveKind::Int32 => Op::Int32(offset),
+            PrimitiveKind::UInt32 => Op::UInt32(offset),
+            PrimitiveKind::Int64 => Op::Int64(offset),
+            PrimitiveKind::UInt64 => Op::UInt64(offset),
+            PrimitiveKind::Float32 => Op::Float32(offset),
+            PrimitiveKind::Float64 => Op::Float64(offset),
+            PrimitiveKind::Time => Op::Time(offset),
+            PrimitiveKind::Duration => Op::Duration(offset),
+        }
+    }
+
+    /// The op of a nested message placed `bytes` further into the data and `nodes` further
+    /// into the arena.
+    fn moved(self, bytes: u32, nodes: u32) -> Op {
+        match self {
+            Op::Bool(o) => Op::Bool(o + bytes),
+            Op::Int8(o) => Op::Int8(o + bytes),
+            Op::UInt8(o) => Op::UInt8(o + bytes),
+            Op::Int16(o) => Op::Int16(o + bytes),
+            Op::UInt16(o) => Op::UInt16(o + bytes),
+            Op::Int32(o) => Op::Int32(o + bytes),
+            Op::UInt32(o) => Op::UInt32(o + bytes),
+            Op::Int64(o) => Op::Int64(o + bytes),
+            Op::UInt64(o) => Op::UInt64(o + bytes),
+            Op::Float32(o) => Op::Float32(o + bytes),
+            Op::Float64(o) => Op::Float64(o + bytes),
+            Op::Time(o) => Op::Time(o + bytes),
+            Op::Duration(o) => Op::Duration(o + bytes),
+            Op::Array { kind, offset, len } => Op::Array {
+                kind,
+                offset: offset + bytes,
+                len,
+            },
+            Op::Message { rel, len } => Op::Message {
+                rel: rel + nodes,
+                len,
+            },
+            Op::Messages { rel, len } => Op::Messages {
+                rel: rel + nodes,
+                len,
+            },
+        }
+    }
+}
+
 /// The flattened layout of fixed-size fields: `own` nodes (the fields themselves) followed by
 /// the nodes of nested messages, whose spans are relative to the end of the own nodes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Template {
     pub(crate) size: usize,
     pub(crate) own: usize,
+    /// One op per node.
     pub(crate) ops: Vec<Op>,
+    /// The ops again, with consecutive primitives of one type at consecutive offsets merged
+    /// (`x, y, z, w` of a quaternion is one group): decoding dispatches once per group and
+    /// fills the group's nodes in a loop specialised for the type.
+    pub(crate) groups: Vec<Group>,
+    /// How many groups fill the own nodes (they come first).
+    pub(crate) own_groups: usize,
+}
+
+/// `count` nodes from node `node` of a template: `op` for the first, the same primitive at the
+/// following offsets for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Group {
+    pub(crate) op: Op,
+    pub(crate) node: u32,
+    pub(crate) count: u32,
+}
+
+/// Merges runs of same-type primitives that sit back to back in the data and in the arena,
+/// never across the boundary between own and appended nodes (they land in different places).
+fn group_ops(ops: &[Op], own: usize) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for (node, op) in ops.iter().enumerate() {
+        if let Some(last) = groups.last_mut()
+            && node != own
+            && let (Some((kind, offset)), Some((last_kind, last_offset))) =
+                (op.primitive_at(), last.op.primitive_at())
+            && kind == last_kind
+            && offset as usize == last_offset as usize + last.count as usize * kind.size()
+        {
+            last.count += 1;
+            continue;
+        }
+        groups.push(Group {
+            op: *op,
+            node: node as u32,
+            count: 1,
+        });
+    }
+    groups
 }
 
 /// One step of a message's decode program.
@@ -435,7 +558,7 @@ impl TemplateBuilder {
                 .and_then(|c| c.template.as_ref())
         };
         let op = match (field.elem, field.count) {
-            (Elem::Prim(kind), Count::One) => Op::Prim { kind, offset },
+            (Elem::Prim(kind), Count::One) => Op::primitive(kind, offset),
             (Elem::Prim(kind), Count::Fixed(_)) => Op::Array {
                 kind,
                 offset,
@@ -501,9 +624,16 @@ impl TemplateBuilder {
         let own = self.own.len();
         let mut ops = self.own;
         ops.extend(self.appended);
+        let groups = group_ops(&ops, own);
+        let own_groups = groups
+            .iter()
+            .take_while(|g| (g.node as usize) < own)
+            .count();
         Template {
             size: self.size as usize,
             own,
+            groups,
+            own_groups,
             ops,
         }
     }
@@ -513,23 +643,5 @@ impl TemplateBuilder {
 /// its spans to where its nodes land.
 fn embed(child: &Template, byte_offset: u32, appended: &mut Vec<Op>) {
     let base = (appended.len() + child.own) as u32;
-    appended.extend(child.ops.iter().map(|op| match *op {
-        Op::Prim { kind, offset } => Op::Prim {
-            kind,
-            offset: offset + byte_offset,
-        },
-        Op::Array { kind, offset, len } => Op::Array {
-            kind,
-            offset: offset + byte_offset,
-            len,
-        },
-        Op::Message { rel, len } => Op::Message {
-            rel: rel + base,
-            len,
-        },
-        Op::Messages { rel, len } => Op::Messages {
-            rel: rel + base,
-            len,
-        },
-    }));
+    appended.extend(child.ops.iter().map(|op| op.moved(byte_offset, base)));
 }

@@ -384,7 +384,7 @@ fn json_special_floats_and_wide_integers() {
     );
     assert_eq!(
         decoded.get("signed").unwrap().as_array().unwrap().kind(),
-        PrimitiveKind::Int8
+        robolog_ros1::PrimitiveKind::Int8
     );
     assert_eq!(decoded.encode().unwrap(), message);
 }
