@@ -11,6 +11,12 @@ use crate::value::{PrimitiveArray, Span, Tree, Value};
 /// counts; one message may produce at most this many nodes for such elements.
 pub const MAX_EMPTY_NODES: usize = 1 << 20;
 
+/// A message decodes to at most this many values per byte, plus [`MAX_EMPTY_NODES`]. Real
+/// messages stay far below (an array of one-byte messages is 2 per byte); the bound stops a
+/// hostile definition (messages nesting many empty messages) from turning a few bytes into
+/// gigabytes of tree.
+pub const MAX_VALUES_PER_BYTE: usize = 8;
+
 /// Errors travel boxed inside the decoder so that the success path moves small results.
 pub(crate) type Fail = Box<Error>;
 
@@ -20,8 +26,14 @@ impl Plan {
     /// Bytes after the end of the message are not an error here; the result reports them
     /// ([`Decoded::trailing_bytes`]). Use [`Plan::decode_strict`] to reject them.
     pub fn decode<'p, 'a>(&'p self, data: &'a [u8]) -> Result<Decoded<'p, 'a>, Error> {
+        // A capacity hint only: never more than the values the data can produce.
+        let hint = self.top().min_nodes.min(
+            data.len()
+                .saturating_mul(MAX_VALUES_PER_BYTE)
+                .saturating_add(64),
+        );
         let mut tree = Tree {
-            nodes: Vec::with_capacity(self.top().min_nodes),
+            nodes: Vec::with_capacity(hint),
             root: Span::default(),
         };
         let used = self.decode_into(data, &mut tree)?;
@@ -53,6 +65,10 @@ impl Plan {
             pos: 0,
             nodes: &mut tree.nodes,
             empty_budget: MAX_EMPTY_NODES,
+            node_limit: data
+                .len()
+                .saturating_mul(MAX_VALUES_PER_BYTE)
+                .saturating_add(MAX_EMPTY_NODES),
         };
         let len = top.fields.len();
         decoder.nodes.resize(len, PLACEHOLDER);
@@ -80,6 +96,8 @@ struct Decoder<'p, 'a, 'n> {
     pos: usize,
     nodes: &'n mut Vec<Value<'a>>,
     empty_budget: usize,
+    /// The most nodes this message may produce (see [`MAX_VALUES_PER_BYTE`]).
+    node_limit: usize,
 }
 
 #[inline(always)]
@@ -288,6 +306,7 @@ impl<'a> Decoder<'_, 'a, '_> {
         for segment in &message.segments {
             match segment {
                 Segment::Run { first, template } => {
+                    self.may_grow(template.ops.len())?;
                     let start = self.pos;
                     self.run(template, base + first)
                         .map_err(|_| self.locate(message, *first, start))?;
@@ -479,11 +498,25 @@ impl<'a> Decoder<'_, 'a, '_> {
         self.take(len)
     }
 
+    /// Checks that `count` more nodes stay within the message's limit.
+    #[inline]
+    fn may_grow(&self, count: usize) -> Result<(), Fail> {
+        if self.nodes.len().saturating_add(count) > self.node_limit {
+            return Err(Box::new(Error::TooManyValues {
+                path: FieldPath::root(),
+                offset: self.pos,
+                limit: self.node_limit,
+            }));
+        }
+        Ok(())
+    }
+
     /// Reserves `count` slots at the end of the arena.
-    fn reserve(&mut self, count: usize) -> Span {
+    fn reserve(&mut self, count: usize) -> Result<Span, Fail> {
+        self.may_grow(count)?;
         let start = self.nodes.len();
         self.nodes.resize(start + count, PLACEHOLDER);
-        Span { start, len: count }
+        Ok(Span { start, len: count })
     }
 
     /// Decodes a field that is not part of a run.
@@ -501,7 +534,7 @@ impl<'a> Decoder<'_, 'a, '_> {
             (Elem::String, Count::One) => Ok(Value::String(self.string()?)),
             (Elem::String, count) => {
                 let len = self.read_count(count, 4)?;
-                let span = self.reserve(len);
+                let span = self.reserve(len)?;
                 for i in 0..len {
                     let value = self
                         .string()
@@ -530,7 +563,7 @@ impl<'a> Decoder<'_, 'a, '_> {
                     }
                     self.empty_budget -= nodes;
                 }
-                let span = self.reserve(len);
+                let span = self.reserve(len)?;
                 for i in 0..len {
                     let element = self
                         .message(id)
@@ -549,12 +582,13 @@ impl<'a> Decoder<'_, 'a, '_> {
         let plan = self.plan;
         let child = plan.message(id);
         if let Some(template) = &child.template {
+            self.may_grow(template.ops.len())?;
             let start = self.pos;
             return self
                 .push_template(template)
                 .map_err(|_| self.locate(child, 0, start));
         }
-        let span = self.reserve(child.fields.len());
+        let span = self.reserve(child.fields.len())?;
         self.message_fields(id, span.start)?;
         Ok(span)
     }

@@ -83,6 +83,17 @@ pub enum Error {
         /// The declared count.
         count: u64,
     },
+    /// The message would decode to more values than [`crate::MAX_VALUES_PER_BYTE`] per byte
+    /// (plus [`crate::MAX_EMPTY_NODES`]) allow: a definition that nests many empty messages.
+    #[error("{path}: the message needs more than {limit} values (at offset {offset})")]
+    TooManyValues {
+        /// The field being decoded.
+        path: FieldPath,
+        /// Where in the message.
+        offset: usize,
+        /// The limit for this message.
+        limit: usize,
+    },
     /// Bytes follow the end of the message (only an error in strict decoding).
     #[error("{count} trailing bytes after the message, from offset {offset}")]
     TrailingBytes {
@@ -152,6 +163,7 @@ impl Error {
             Error::Truncated { path, .. }
             | Error::LengthPastEnd { path, .. }
             | Error::TooManyEmptyElements { path, .. }
+            | Error::TooManyValues { path, .. }
             | Error::IndexOutOfRange { path, .. }
             | Error::TypeMismatch { path, .. }
             | Error::WrongLength { path, .. }
@@ -167,6 +179,7 @@ impl Error {
             Error::Truncated { path, .. }
             | Error::LengthPastEnd { path, .. }
             | Error::TooManyEmptyElements { path, .. }
+            | Error::TooManyValues { path, .. }
             | Error::IndexOutOfRange { path, .. }
             | Error::TypeMismatch { path, .. }
             | Error::WrongLength { path, .. }

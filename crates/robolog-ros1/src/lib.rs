@@ -59,8 +59,9 @@
 //! its offset; a count or length larger than the remaining bytes fails with
 //! [`Error::LengthPastEnd`] before anything is allocated from it. Bytes after the message are
 //! reported by [`Decoded::trailing_bytes`], and rejected by [`Plan::decode_strict`]. Plans
-//! refuse nesting deeper than [`MAX_NESTING`], and arrays of empty messages (which take no
-//! bytes) are capped at [`MAX_EMPTY_NODES`] values per message.
+//! refuse nesting deeper than [`MAX_NESTING`], arrays of empty messages (which take no bytes)
+//! are capped at [`MAX_EMPTY_NODES`] values per message, and no message decodes to more than
+//! [`MAX_VALUES_PER_BYTE`] values per byte (plus that cap), whatever its definition.
 //!
 //! # JSON
 //!
@@ -83,7 +84,7 @@ mod plan;
 mod projection;
 mod value;
 
-pub use decode::MAX_EMPTY_NODES;
+pub use decode::{MAX_EMPTY_NODES, MAX_VALUES_PER_BYTE};
 pub use decoded::{Decoded, FieldRef, MessageRef};
 pub use error::{Error, FieldPath, PathStep};
 pub use path::ResolvedPath;

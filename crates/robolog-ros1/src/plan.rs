@@ -463,16 +463,17 @@ fn compile_message(
     let min_size = fields
         .iter()
         .fold(0u64, |total, f| total.saturating_add(f.min_size));
-    let min_nodes = fields.len()
-        + fields
-            .iter()
-            .filter_map(|f| match (f.elem, f.count) {
-                (Elem::Message(id), Count::One) => {
-                    plans.get(id).and_then(Option::as_ref).map(|c| c.min_nodes)
-                }
-                _ => None,
-            })
-            .sum::<usize>();
+    // Saturating: a hostile definition can nest empty messages into astronomical counts; the
+    // decoder caps the values of a message anyway (see `MAX_VALUES_PER_BYTE`).
+    let min_nodes = fields
+        .iter()
+        .filter_map(|f| match (f.elem, f.count) {
+            (Elem::Message(id), Count::One) => {
+                plans.get(id).and_then(Option::as_ref).map(|c| c.min_nodes)
+            }
+            _ => None,
+        })
+        .fold(fields.len(), usize::saturating_add);
 
     let template = match fixed_size {
         Some(size) if size <= MAX_TEMPLATE_BYTES => {

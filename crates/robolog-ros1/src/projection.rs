@@ -15,6 +15,8 @@ use crate::value::{PrimitiveArray, PrimitiveKind, Value};
 enum Instr {
     /// Skip this many bytes.
     Skip(u64),
+    /// Skip a `string`.
+    SkipString,
     /// Skip one variable-size field.
     SkipField { elem: Elem, count: Count },
     /// Go to element `index` of an array field (the value is absent when the array is
@@ -94,6 +96,7 @@ impl Plan {
         let mut program = Vec::new();
         let mut skip = 0u64;
         let mut message = 0usize;
+        let mut budget = SKIP_INLINE_BUDGET;
         let mut steps = path.steps.iter().peekable();
         while let Some(step) = steps.next() {
             let Step::Field(index) = *step else {
@@ -101,16 +104,7 @@ impl Plan {
             };
             let fields = &self.message(message).fields;
             for field in fields.iter().take(index) {
-                match field.fixed_size {
-                    Some(size) => skip = skip.saturating_add(size),
-                    None => {
-                        flush(&mut program, &mut skip);
-                        program.push(Instr::SkipField {
-                            elem: field.elem,
-                            count: field.count,
-                        });
-                    }
-                }
+                self.skip_program(field, &mut program, &mut skip, &mut budget);
             }
             let field: &FieldPlan = &fields[index];
             let elem = match (field.count, steps.peek()) {
@@ -173,6 +167,46 @@ impl Plan {
         Err(not_a_leaf("a message"))
     }
 }
+
+impl Plan {
+    /// Appends the instructions that skip `field`: constant skips merge, and a nested message
+    /// with a variable part is skipped field by field, so that its fixed-size parts merge with
+    /// their neighbours (the header of most messages becomes "skip 12, skip a string").
+    ///
+    /// `budget` bounds the fields visited: a hostile definition that nests many variable-size
+    /// messages in each other would otherwise make the program grow exponentially; past the
+    /// budget, nested messages are skipped by walking their plan at extraction time.
+    fn skip_program(
+        &self,
+        field: &FieldPlan,
+        program: &mut Vec<Instr>,
+        skip: &mut u64,
+        budget: &mut usize,
+    ) {
+        *budget = budget.saturating_sub(1);
+        match (field.fixed_size, field.elem, field.count) {
+            (Some(size), _, _) => *skip = skip.saturating_add(size),
+            (None, Elem::String, Count::One) => {
+                flush(program, skip);
+                program.push(Instr::SkipString);
+            }
+            (None, Elem::Message(child), Count::One)
+                if self.message(child).fields.len() <= *budget =>
+            {
+                for inner in &self.message(child).fields {
+                    self.skip_program(inner, program, skip, budget);
+                }
+            }
+            (None, elem, count) => {
+                flush(program, skip);
+                program.push(Instr::SkipField { elem, count });
+            }
+        }
+    }
+}
+
+/// How many fields one path's program may visit while inlining the skips of nested messages.
+const SKIP_INLINE_BUDGET: usize = 1024;
 
 fn flush(program: &mut Vec<Instr>, skip: &mut u64) {
     if *skip > 0 {
@@ -256,6 +290,10 @@ impl<'a> Cursor<'_, 'a> {
         for instr in program {
             match *instr {
                 Instr::Skip(n) => self.skip(n)?,
+                Instr::SkipString => {
+                    let len = self.u32()?;
+                    self.skip(u64::from(len))?;
+                }
                 Instr::SkipField { elem, count } => self.skip_field(elem, count)?,
                 Instr::Element { elem, count, index } => {
                     let len = self.count(count)?;
@@ -404,6 +442,14 @@ mod tests {
                 Instr::Read(Leaf::Prim(PrimitiveKind::Float64))
             ]
         );
+        let path = plan.path("p.y").unwrap();
+        assert_eq!(
+            plan.program(&path).unwrap(),
+            [
+                Instr::Skip(16),
+                Instr::Read(Leaf::Prim(PrimitiveKind::Float32))
+            ]
+        );
         let path = plan.path("t.nsecs").unwrap();
         assert_eq!(
             plan.program(&path).unwrap(),
@@ -411,6 +457,50 @@ mod tests {
                 Instr::Skip(8),
                 Instr::Read(Leaf::TimePart { signed: false })
             ]
+        );
+    }
+
+    #[test]
+    fn variable_nested_messages_are_skipped_inline() {
+        let plan = Plan::from_bundle(
+            "p/M",
+            "Header header\nfloat64 x\n===\nMSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n",
+        )
+        .unwrap();
+        let path = plan.path("x").unwrap();
+        assert_eq!(
+            plan.program(&path).unwrap(),
+            [
+                Instr::Skip(12),
+                Instr::SkipString,
+                Instr::Read(Leaf::Prim(PrimitiveKind::Float64))
+            ]
+        );
+    }
+
+    #[test]
+    fn inlining_stops_at_the_budget() {
+        // Each level holds 8 copies of the next: inlining everything would visit 8^6 fields.
+        let mut bundle =
+            String::from("L1 a\nL1 b\nL1 c\nL1 d\nL1 e\nL1 f\nL1 g\nL1 h\nuint8 last\n");
+        for level in 1..6 {
+            bundle.push_str(&format!("===\nMSG: p/L{level}\n"));
+            for name in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+                bundle.push_str(&format!("L{} {name}\n", level + 1));
+            }
+        }
+        bundle.push_str("===\nMSG: p/L6\nstring s\n");
+        let plan = Plan::from_bundle("p/M", &bundle).unwrap();
+        let path = plan.path("last").unwrap();
+        let program = plan.program(&path).unwrap();
+        assert!(program.len() < 2 * SKIP_INLINE_BUDGET, "{}", program.len());
+        // 8^6 empty strings, then `last`.
+        let mut message = vec![0u8; 4 * 8usize.pow(6)];
+        message.push(42);
+        let projection = plan.projection(&["last"]).unwrap();
+        assert_eq!(
+            projection.extract(&message).unwrap(),
+            [Some(Value::UInt8(42))]
         );
     }
 }

@@ -342,3 +342,27 @@ fn fixture_definitions_compile_with_their_wire_sizes() {
         assert_eq!((plan.fixed_size(), plan.min_size()), (fixed, min), "{name}");
     }
 }
+
+#[test]
+fn nested_empty_messages_cannot_blow_up_the_tree() {
+    // Each level holds 8 copies of the next, 12 levels deep: 8^12 empty messages in 0 bytes.
+    let mut bundle = String::new();
+    for level in 0..12 {
+        if level > 0 {
+            bundle.push_str(&format!("===\nMSG: p/L{level}\n"));
+        }
+        for name in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+            bundle.push_str(&format!("L{} {name}\n", level + 1));
+        }
+    }
+    bundle.push_str("===\nMSG: p/L12\n");
+    let plan = Plan::from_bundle("p/L0", &bundle).unwrap();
+    assert_eq!(plan.fixed_size(), Some(0));
+    match plan.decode(&[]).unwrap_err() {
+        Error::TooManyValues { limit, .. } => assert_eq!(limit, MAX_EMPTY_NODES),
+        other => panic!("{other}"),
+    }
+    // Projections never build values, so they still work.
+    let deep = plan.projection(&["a.b.c"]);
+    assert!(deep.is_err(), "a message is not a leaf");
+}
