@@ -179,6 +179,7 @@ fn imu(c: &mut Criterion) {
                 .unwrap()
         })
     });
+    #[cfg(feature = "serde")]
     group.bench_function("to_json", |b| b.iter(|| black_box(&decoded).to_json()));
     group.finish();
 }
