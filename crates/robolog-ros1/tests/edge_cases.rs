@@ -366,3 +366,10 @@ fn nested_empty_messages_cannot_blow_up_the_tree() {
     let deep = plan.projection(&["a.b.c"]);
     assert!(deep.is_err(), "a message is not a leaf");
 }
+
+#[test]
+fn plans_and_projections_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync + Clone>() {}
+    shareable::<Plan>();
+    shareable::<robolog_ros1::Projection>();
+}

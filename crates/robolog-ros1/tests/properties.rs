@@ -216,7 +216,7 @@ fn to_tree<'a>(fields: &'a [Gen], tree: &mut Tree<'a>) -> Vec<Value<'a>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
     fn random_values_round_trip_byte_exact(schema in schema(), seed in 1u64..) {
