@@ -3,3 +3,27 @@
 //! the pre-ratification draft layout.
 
 #![forbid(unsafe_code)]
+
+mod chunk;
+mod decode;
+pub mod draft;
+mod error;
+mod linear;
+mod message;
+mod options;
+pub mod parse;
+pub mod records;
+pub mod serialize;
+mod writer;
+
+pub use chunk::{compression_from_name, compression_name};
+pub use error::{McapError, Result};
+pub use linear::{LinearMessages, LinearReader};
+pub use message::OwnedMessage;
+pub use options::{Layout, ReadOptions};
+pub use records::{
+    Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, Message,
+    MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
+};
+pub use robolog_framing::{Bytes, Compression};
+pub use writer::{DEFAULT_CHUNK_SIZE, WriteOptions, Writer};
