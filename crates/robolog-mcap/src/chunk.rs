@@ -6,7 +6,7 @@ use crate::error::{McapError, Result};
 use crate::records::Chunk;
 
 /// The largest chunk this crate decompresses unless told otherwise (4 GiB, as upstream).
-pub const DEFAULT_CHUNK_LIMIT: u64 = 4 << 30;
+pub(crate) const DEFAULT_CHUNK_LIMIT: u64 = 4 << 30;
 
 /// The codec a chunk's `compression` string names, or `None` when it is not supported.
 pub fn compression_from_name(name: &str) -> Option<Compression> {
@@ -46,7 +46,7 @@ fn size_of(chunk: &Chunk<'_>, offset: u64, limit: u64) -> Result<usize> {
 }
 
 /// Checks the chunk CRC (when stored) against the uncompressed records.
-pub fn verify_chunk_crc(chunk: &Chunk<'_>, records: &[u8], offset: u64) -> Result<()> {
+pub(crate) fn verify_chunk_crc(chunk: &Chunk<'_>, records: &[u8], offset: u64) -> Result<()> {
     if chunk.uncompressed_crc != 0 {
         let computed = crc32(records);
         if computed != chunk.uncompressed_crc {
@@ -63,7 +63,7 @@ pub fn verify_chunk_crc(chunk: &Chunk<'_>, records: &[u8], offset: u64) -> Resul
 
 /// Decompresses `chunk` (whose record starts at `offset`) into `out`, which is resized to the
 /// declared uncompressed size. Uncompressed chunks are copied.
-pub fn decompress_into(
+pub(crate) fn decompress_into(
     chunk: &Chunk<'_>,
     offset: u64,
     limit: u64,
@@ -86,7 +86,7 @@ pub fn decompress_into(
 /// The uncompressed records of `chunk` as `Bytes`: a zero-copy slice of `input` (which must
 /// contain `chunk.records`) when the chunk is not compressed, otherwise a buffer decompressed
 /// into `recycled` (whose allocation is reused).
-pub fn chunk_bytes(
+pub(crate) fn chunk_bytes(
     input: &Bytes,
     chunk: &Chunk<'_>,
     offset: u64,

@@ -8,9 +8,11 @@ mod chunk;
 mod decode;
 pub mod draft;
 mod error;
+mod indexed;
 mod linear;
 mod message;
 mod options;
+mod summary;
 pub mod parse;
 pub mod records;
 pub mod serialize;
@@ -18,9 +20,11 @@ mod writer;
 
 pub use chunk::{compression_from_name, compression_name};
 pub use error::{McapError, Result};
+pub use indexed::{McapReader, MessageIter, MessageQuery, Order};
 pub use linear::{LinearMessages, LinearReader};
 pub use message::OwnedMessage;
 pub use options::{Layout, ReadOptions};
+pub use summary::{Summary, SummarySource};
 pub use records::{
     Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, Message,
     MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
