@@ -12,6 +12,7 @@ mod indexed;
 mod linear;
 mod message;
 mod options;
+mod stream;
 mod summary;
 pub mod parse;
 pub mod records;
@@ -24,6 +25,7 @@ pub use indexed::{McapReader, MessageIter, MessageQuery, Order};
 pub use linear::{LinearMessages, LinearReader};
 pub use message::OwnedMessage;
 pub use options::{Layout, ReadOptions};
+pub use stream::StreamReader;
 pub use summary::{Summary, SummarySource};
 pub use records::{
     Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, Message,

@@ -124,37 +124,26 @@ impl LinearReader {
 
     /// The next record, `None` after the Footer (and the trailing magic), or an error.
     pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
-        loop {
+        let slot = loop {
             let slot = match self.advance()? {
                 Ok(slot) => slot,
                 Err(e) => return Some(Err(e)),
             };
-            if self.draft {
-                // A draft record that has no ratified counterpart for this part is skipped.
-                let present = match draft::parse_record(
-                    slot.opcode,
-                    self.slot_bytes(&slot),
-                    slot.offset,
-                    slot.part,
-                ) {
-                    Ok(record) => record.is_some(),
-                    Err(_) => true,
-                };
-                if !present {
-                    continue;
-                }
-                let bytes = self.slot_bytes(&slot);
-                return Some(
-                    draft::parse_record(slot.opcode, bytes, slot.offset, slot.part).map(|r| {
-                        r.unwrap_or(Record::Unknown {
-                            opcode: slot.opcode,
-                            content: bytes,
-                        })
-                    }),
-                );
+            if !self.draft {
+                break slot;
             }
-            return Some(parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset));
+            // A draft record without a ratified counterpart for this part is skipped.
+            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part)
+            {
+                Ok(None) => continue,
+                _ => break slot,
+            }
+        };
+        let bytes = self.slot_bytes(&slot);
+        if self.draft {
+            return draft::parse_record(slot.opcode, bytes, slot.offset, slot.part).transpose();
         }
+        Some(parse_record(slot.opcode, bytes, slot.offset))
     }
 
     fn slot_bytes(&self, slot: &Slot) -> &[u8] {

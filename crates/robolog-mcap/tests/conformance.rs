@@ -36,13 +36,35 @@ fn stream_json(data: Vec<u8>) -> Result<Value, String> {
     Ok(serde_json::json!({ "records": records }))
 }
 
+/// The same protocol through the streaming reader over `Read`.
+fn read_stream_json(data: Vec<u8>) -> Result<Value, String> {
+    let mut reader = robolog_mcap::StreamReader::new(&data[..]);
+    let mut records = Vec::new();
+    while let Some(record) = reader.next_record() {
+        let record = record.map_err(|e| e.to_string())?;
+        if let Some(json) = conformance::record_json(&record) {
+            records.push(json);
+        }
+    }
+    Ok(serde_json::json!({ "records": records }))
+}
+
 #[test]
 fn streamed_reader_passes_every_case() {
+    check_streamed(stream_json);
+}
+
+#[test]
+fn streaming_reader_over_read_passes_every_case() {
+    check_streamed(read_stream_json);
+}
+
+fn check_streamed(run: fn(Vec<u8>) -> Result<Value, String>) {
     let mut failures = Vec::new();
     let files = cases();
     for path in &files {
         let want = expected(path);
-        match stream_json(std::fs::read(path).unwrap()) {
+        match run(std::fs::read(path).unwrap()) {
             Ok(got) if got["records"] == want["records"] => {}
             Ok(got) => failures.push(format!(
                 "{}: got {}",

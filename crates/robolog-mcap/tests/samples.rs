@@ -194,3 +194,33 @@ fn truncated_sample_streams_187_messages_then_reports_truncation() {
     assert_eq!(reader.attachments().len(), 1);
     assert_eq!(reader.metadata_indexes().len(), 1);
 }
+
+#[test]
+fn streaming_reader_over_read_matches_the_linear_reader() {
+    for name in FULL {
+        let data = load(name);
+        let mut stream = robolog_mcap::StreamReader::new(&data[..]);
+        let mut linear = LinearReader::with_options(data.clone(), ReadOptions::default().with_threads(0));
+        loop {
+            match (stream.next_record(), linear.next_record()) {
+                (None, None) => break,
+                (Some(a), Some(b)) => assert_eq!(a.unwrap(), b.unwrap(), "{name}"),
+                (a, b) => panic!("{name}: {:?} vs {:?}", a.is_some(), b.is_some()),
+            }
+        }
+    }
+    let data = load("demo-zstd-truncated.mcap");
+    let mut stream = robolog_mcap::StreamReader::new(&data[..]);
+    let mut messages = 0;
+    let error = loop {
+        match stream.next_record() {
+            Some(Ok(Record::Message(_))) => messages += 1,
+            Some(Ok(_)) => {}
+            Some(Err(e)) => break e,
+            None => panic!("no error"),
+        }
+    };
+    assert_eq!(messages, 187);
+    assert!(error.is_truncation());
+    assert_eq!(error.offset(), Some(23287));
+}
