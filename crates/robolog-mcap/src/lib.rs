@@ -16,6 +16,7 @@ mod stream;
 mod summary;
 pub mod parse;
 pub mod records;
+mod recover;
 pub mod serialize;
 mod writer;
 
@@ -25,6 +26,7 @@ pub use indexed::{McapReader, MessageIter, MessageQuery, Order};
 pub use linear::{LinearMessages, LinearReader};
 pub use message::OwnedMessage;
 pub use options::{Layout, ReadOptions};
+pub use recover::{Damage, Report, recover, recover_file};
 pub use stream::StreamReader;
 pub use summary::{Summary, SummarySource};
 pub use records::{
