@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod check;
 mod chunk;
 mod decode;
 pub mod draft;
@@ -20,6 +21,7 @@ mod recover;
 pub mod serialize;
 mod writer;
 
+pub use check::{CheckOptions, Problem, Severity, check, check_with};
 pub use chunk::{compression_from_name, compression_name};
 pub use error::{McapError, Result};
 pub use indexed::{McapReader, MessageIter, MessageQuery, Order};
