@@ -209,13 +209,16 @@ impl Doctor<'_> {
                         );
                     }
                     if m.log_time < last_loose_time {
-                        self.error(
-                            offset,
-                            format!(
-                                "Message.log_time {} on {topic} is less than the previous message's {last_loose_time}",
-                                m.log_time
-                            ),
+                        // Log times need not be monotonic (spec 4.9): a warning unless strict.
+                        let message = format!(
+                            "Message.log_time {} on {topic} is less than the previous message's {last_loose_time}",
+                            m.log_time
                         );
+                        if self.opts.strict_message_order {
+                            self.error(offset, message);
+                        } else {
+                            self.warn(offset, message);
+                        }
                     }
                     last_loose_time = m.log_time;
                     self.count_message(m.channel_id, m.log_time);
