@@ -15,12 +15,20 @@ thread_local! {
     static DECOMPRESSOR: RefCell<Decompressor> = RefCell::new(Decompressor::new());
 }
 
-/// Buffers handed back by the consumer for workers to decompress into.
+/// Buffers handed back by readers for workers to decompress into. Fresh buffers cost a
+/// zero-fill and a page fault per page, which is as much as decoding an LZ4 chunk; recycled
+/// ones cost nothing.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
 
-/// Buffers kept for reuse; more would only hold memory.
+/// Buffers a pool keeps for reuse, and the bytes they may hold together: enough for the chunks
+/// in flight, little enough not to matter when idle.
 const POOL_MAX: usize = 16;
+const POOL_MAX_BYTES: usize = 64 << 20;
+
+/// The pool shared by every reader in the process, so that one query reuses the buffers of the
+/// previous one.
+static SHARED: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
 impl BufferPool {
     pub(crate) fn take(&self) -> Vec<u8> {
@@ -28,6 +36,7 @@ impl BufferPool {
             .lock()
             .ok()
             .and_then(|mut pool| pool.pop())
+            .or_else(|| SHARED.lock().ok().and_then(|mut pool| pool.pop()))
             .unwrap_or_default()
     }
 
@@ -36,9 +45,30 @@ impl BufferPool {
         if let Some(vec) = recycle(buffer)
             && vec.capacity() > 0
             && let Ok(mut pool) = self.0.lock()
-            && pool.len() < POOL_MAX
         {
-            pool.push(vec);
+            let held: usize = pool.iter().map(Vec::capacity).sum();
+            if pool.len() < POOL_MAX && held + vec.capacity() <= POOL_MAX_BYTES {
+                pool.push(vec);
+            }
+        }
+    }
+}
+
+impl Drop for BufferPool {
+    fn drop(&mut self) {
+        // The last handle hands its buffers to the process-wide pool.
+        if Arc::strong_count(&self.0) == 1
+            && let Ok(mut mine) = self.0.lock()
+            && let Ok(mut shared) = SHARED.lock()
+        {
+            let mut held: usize = shared.iter().map(Vec::capacity).sum();
+            for vec in mine.drain(..) {
+                if shared.len() >= POOL_MAX || held + vec.capacity() > POOL_MAX_BYTES {
+                    break;
+                }
+                held += vec.capacity();
+                shared.push(vec);
+            }
         }
     }
 }

@@ -335,6 +335,7 @@ impl<'r> MessageQuery<'r> {
             heap: BinaryHeap::new(),
             cursors: Vec::new(),
             pool,
+            retired: None,
             failed: false,
         };
         if !loose.is_empty() {
@@ -621,6 +622,9 @@ pub struct MessageIter {
     heap: BinaryHeap<HeapEntry>,
     cursors: Vec<Option<Cursor>>,
     pool: BufferPool,
+    /// A finished chunk buffer, recycled on the next call, once the caller has (usually) dropped
+    /// the last message that pointed into it.
+    retired: Option<Bytes>,
     failed: bool,
 }
 
@@ -738,7 +742,9 @@ impl MessageIter {
                 self.heap.push(next);
             }
         } else if let Some(done) = self.cursors[cursor].take() {
-            self.pool.give(done.data);
+            if let Some(old) = self.retired.replace(done.data) {
+                self.pool.give(old);
+            }
         }
         Some(Ok(message))
     }
@@ -750,6 +756,9 @@ impl Iterator for MessageIter {
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
+        }
+        if let Some(old) = self.retired.take() {
+            self.pool.give(old);
         }
         let result = loop {
             if self.must_load() {
@@ -795,6 +804,7 @@ fn draft_iter(reader: &McapReader, filter: Filter, order: Order) -> MessageIter 
         heap: BinaryHeap::new(),
         cursors: Vec::new(),
         pool: BufferPool::default(),
+        retired: None,
         failed: false,
     }
     .with_draft(stream)

@@ -2,7 +2,8 @@
 //! summary (indexes, statistics, offsets) is written at the end. No seeking.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::{Arc, Mutex, mpsc};
 use std::io::{self, Read, Write};
 
 use robolog_framing::{Compression, Compressor, CountingWriter, Crc32, crc32};
@@ -34,6 +35,9 @@ pub struct WriteOptions {
     pub compression: Compression,
     /// Compression level (zstd: 1..=22, negative = fast); `None` = the codec's default.
     pub compression_level: Option<i32>,
+    /// Threads compressing chunks while the next one fills (0 compresses on the writing
+    /// thread). The output is identical either way.
+    pub compression_threads: usize,
     /// Chunk size in uncompressed bytes; `None` writes no chunks (records go straight into the
     /// data section: for small devices, and files readable without decompression).
     pub chunk_size: Option<u64>,
@@ -70,6 +74,7 @@ impl Default for WriteOptions {
                 Compression::None
             },
             compression_level: None,
+            compression_threads: robolog_framing::default_threads(),
             chunk_size: Some(DEFAULT_CHUNK_SIZE),
             message_indexes: true,
             chunk_indexes: true,
@@ -107,6 +112,178 @@ impl WriteOptions {
     pub fn with_library(mut self, library: impl Into<String>) -> Self {
         self.library = library.into();
         self
+    }
+}
+
+/// What a chunk's records need besides their bytes to be written out.
+#[derive(Debug)]
+struct ChunkMeta {
+    start: u64,
+    end: u64,
+    indexes: BTreeMap<u16, Vec<(u64, u64)>>,
+}
+
+/// A compressed chunk ready to be written: its meta, uncompressed size, CRC, compressed bytes,
+/// and the uncompressed buffer (for reuse).
+type Compressed = (ChunkMeta, u64, u32, Vec<u8>, Vec<u8>);
+
+struct Job {
+    seq: u64,
+    records: Vec<u8>,
+    out: Vec<u8>,
+    crcs: bool,
+}
+
+struct Done {
+    seq: u64,
+    records: Vec<u8>,
+    out: Vec<u8>,
+    crc: u32,
+    result: std::result::Result<(), robolog_framing::CodecError>,
+}
+
+/// Chunks compressed on worker threads, written back in submission order.
+struct Pipeline {
+    jobs: Option<mpsc::Sender<Job>>,
+    results: mpsc::Receiver<Done>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    pending: VecDeque<ChunkMeta>,
+    ready: BTreeMap<u64, Done>,
+    next_submit: u64,
+    next_write: u64,
+    max_in_flight: usize,
+    spares: Vec<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("workers", &self.workers.len())
+            .field("in_flight", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    fn new(compression: Compression, level: Option<i32>, threads: usize) -> Self {
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let workers = (0..threads)
+            .map(|_| {
+                let jobs = Arc::clone(&job_rx);
+                let done = done_tx.clone();
+                std::thread::spawn(move || {
+                    let mut compressor = Compressor::new(compression);
+                    if let Some(level) = level {
+                        compressor = compressor.with_level(level);
+                    }
+                    loop {
+                        let job = match jobs.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(mut job) = job else { return };
+                        job.out.clear();
+                        let result = compressor.compress(&job.records, &mut job.out);
+                        let crc = if job.crcs { crc32(&job.records) } else { 0 };
+                        let sent = done.send(Done {
+                            seq: job.seq,
+                            records: job.records,
+                            out: job.out,
+                            crc,
+                            result,
+                        });
+                        if sent.is_err() {
+                            return;
+                        }
+                    }
+                })
+            })
+            .collect();
+        Self {
+            jobs: Some(job_tx),
+            results: done_rx,
+            workers,
+            pending: VecDeque::new(),
+            ready: BTreeMap::new(),
+            next_submit: 0,
+            next_write: 0,
+            max_in_flight: threads * 2,
+            spares: Vec::new(),
+        }
+    }
+
+    /// A reusable buffer for the next chunk's records, if one came back.
+    fn spare(&mut self) -> Option<Vec<u8>> {
+        self.spares.pop()
+    }
+
+    fn recycle(&mut self, mut records: Vec<u8>, compressed: Vec<u8>) {
+        records.clear();
+        if self.spares.len() < self.max_in_flight * 2 + 2 {
+            self.spares.push(records);
+            self.spares.push(compressed);
+        }
+    }
+
+    fn submit(&mut self, records: Vec<u8>, meta: ChunkMeta, crcs: bool) -> Result<()> {
+        let out = self.spares.pop().unwrap_or_default();
+        let job = Job {
+            seq: self.next_submit,
+            records,
+            out,
+            crcs,
+        };
+        let sent = self.jobs.as_ref().is_some_and(|jobs| jobs.send(job).is_ok());
+        if !sent {
+            return Err(McapError::Usage("the compression threads stopped".into()));
+        }
+        self.next_submit += 1;
+        self.pending.push_back(meta);
+        Ok(())
+    }
+
+    /// The next chunk in order if it is compressed (or, with `wait`, once it is; also when too
+    /// many are in flight).
+    fn next_done(&mut self, wait: bool) -> Result<Option<Compressed>> {
+        if self.next_write == self.next_submit {
+            return Ok(None);
+        }
+        let must_wait = wait || self.pending.len() > self.max_in_flight;
+        while !self.ready.contains_key(&self.next_write) {
+            let received = if must_wait {
+                self.results.recv().ok()
+            } else {
+                match self.results.try_recv() {
+                    Ok(done) => Some(done),
+                    Err(mpsc::TryRecvError::Empty) => return Ok(None),
+                    Err(mpsc::TryRecvError::Disconnected) => None,
+                }
+            };
+            let Some(done) = received else {
+                return Err(McapError::Usage("a compression thread died".into()));
+            };
+            self.ready.insert(done.seq, done);
+        }
+        let (Some(done), Some(meta)) = (self.ready.remove(&self.next_write), self.pending.pop_front())
+        else {
+            return Ok(None);
+        };
+        self.next_write += 1;
+        if let Err(source) = done.result {
+            return Err(McapError::Codec { offset: 0, source });
+        }
+        Ok(Some((meta, done.records.len() as u64, done.crc, done.out, done.records)))
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
     }
 }
 
@@ -161,6 +338,7 @@ pub struct Writer<W: Write> {
     schemas: BTreeMap<u16, Schema<'static>>,
     channels: BTreeMap<u16, Channel<'static>>,
     chunk: OpenChunk,
+    pipeline: Option<Pipeline>,
     compressed: Vec<u8>,
     scratch: Vec<u8>,
     stats: Statistics,
@@ -187,9 +365,14 @@ impl<W: Write> Writer<W> {
         if let Some(level) = opts.compression_level {
             compressor = compressor.with_level(level);
         }
+        let pipeline = (opts.compression != Compression::None
+            && opts.compression_threads > 0
+            && opts.chunk_size.is_some())
+        .then(|| Pipeline::new(opts.compression, opts.compression_level, opts.compression_threads));
         Ok(Self {
             out,
             compressor,
+            pipeline,
             opts,
             schemas: BTreeMap::new(),
             channels: BTreeMap::new(),
@@ -395,35 +578,83 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Closes the current chunk (if it holds anything) and writes it out.
+    /// Closes the current chunk (if it holds anything) and hands it to the compressors; it is
+    /// written out, in order, as soon as it and every chunk before it are compressed.
     pub fn flush_chunk(&mut self) -> Result<()> {
         if self.chunk.records.is_empty() {
             return Ok(());
         }
-        let chunk_start = self.out.position();
-        let uncompressed = &self.chunk.records;
-        let crc = if self.opts.crcs { crc32(uncompressed) } else { 0 };
-        let compression = self.compressor.compression();
-        let records: &[u8] = if compression == Compression::None {
-            uncompressed
-        } else {
-            self.compressed.clear();
-            self.compressor
-                .compress(uncompressed, &mut self.compressed)
-                .map_err(|source| McapError::Codec {
-                    offset: chunk_start,
-                    source,
-                })?;
-            &self.compressed
+        let recycled = self.pipeline.as_mut().and_then(Pipeline::spare).unwrap_or_default();
+        let records = std::mem::replace(&mut self.chunk.records, recycled);
+        let meta = ChunkMeta {
+            start: self.chunk.start,
+            end: self.chunk.end,
+            indexes: std::mem::take(&mut self.chunk.indexes),
         };
-        let name = compression_name(compression);
+        self.chunk.clear();
+        let crcs = self.opts.crcs;
+        match &mut self.pipeline {
+            Some(pipeline) => {
+                pipeline.submit(records, meta, crcs)?;
+                self.write_compressed(false)
+            }
+            None => {
+                let crc = if crcs { crc32(&records) } else { 0 };
+                let compression = self.compressor.compression();
+                if compression == Compression::None {
+                    self.emit_chunk(meta, records.len() as u64, crc, &records)?;
+                } else {
+                    let mut compressed = std::mem::take(&mut self.compressed);
+                    compressed.clear();
+                    let result = self.compressor.compress(&records, &mut compressed);
+                    let offset = self.out.position();
+                    result.map_err(|source| McapError::Codec { offset, source })?;
+                    self.emit_chunk(meta, records.len() as u64, crc, &compressed)?;
+                    self.compressed = compressed;
+                }
+                self.chunk.records = records;
+                self.chunk.records.clear();
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the chunks the compressors have finished, in order; with `all`, waits for every
+    /// chunk in flight (before records that must follow them, and at the end).
+    fn write_compressed(&mut self, all: bool) -> Result<()> {
+        loop {
+            let Some(pipeline) = &mut self.pipeline else {
+                return Ok(());
+            };
+            let Some(done) = pipeline.next_done(all)? else {
+                return Ok(());
+            };
+            let (meta, uncompressed_len, crc, compressed, records) = done;
+            let result = self.emit_chunk(meta, uncompressed_len, crc, &compressed);
+            if let Some(pipeline) = &mut self.pipeline {
+                pipeline.recycle(records, compressed);
+            }
+            result?;
+        }
+    }
+
+    /// Writes a Chunk record, its MessageIndex records, and notes its ChunkIndex.
+    fn emit_chunk(
+        &mut self,
+        meta: ChunkMeta,
+        uncompressed_size: u64,
+        crc: u32,
+        records: &[u8],
+    ) -> Result<()> {
+        let chunk_start = self.out.position();
+        let name = compression_name(self.compressor.compression());
         let content_len = 8 + 8 + 8 + 4 + 4 + name.len() as u64 + 8 + records.len() as u64;
         let mut head = Vec::with_capacity(64);
         head.push(op::CHUNK);
         head.extend_from_slice(&content_len.to_le_bytes());
-        head.extend_from_slice(&self.chunk.start.to_le_bytes());
-        head.extend_from_slice(&self.chunk.end.to_le_bytes());
-        head.extend_from_slice(&(uncompressed.len() as u64).to_le_bytes());
+        head.extend_from_slice(&meta.start.to_le_bytes());
+        head.extend_from_slice(&meta.end.to_le_bytes());
+        head.extend_from_slice(&uncompressed_size.to_le_bytes());
         head.extend_from_slice(&crc.to_le_bytes());
         head.extend_from_slice(&(name.len() as u32).to_le_bytes());
         head.extend_from_slice(name.as_bytes());
@@ -431,18 +662,17 @@ impl<W: Write> Writer<W> {
         write_all(&mut self.out, &head)?;
         write_all(&mut self.out, records)?;
         let compressed_size = records.len() as u64;
-        let uncompressed_size = uncompressed.len() as u64;
 
         let index_start = self.out.position();
         let mut offsets = BTreeMap::new();
         if self.opts.message_indexes {
             self.scratch.clear();
-            for (&channel_id, entries) in &self.chunk.indexes {
+            for (channel_id, entries) in meta.indexes {
                 offsets.insert(channel_id, index_start + self.scratch.len() as u64);
                 write_record(
                     &Record::MessageIndex(MessageIndex {
                         channel_id,
-                        records: entries.clone(),
+                        records: entries,
                     }),
                     &mut self.scratch,
                 )?;
@@ -453,8 +683,8 @@ impl<W: Write> Writer<W> {
         self.stats.chunk_count = self.stats.chunk_count.saturating_add(1);
         if self.opts.chunk_indexes {
             self.chunk_indexes.push(ChunkIndex {
-                message_start_time: self.chunk.start,
-                message_end_time: self.chunk.end,
+                message_start_time: meta.start,
+                message_end_time: meta.end,
                 chunk_start_offset: chunk_start,
                 chunk_length: RECORD_PREFIX + content_len,
                 message_index_offsets: offsets,
@@ -464,7 +694,6 @@ impl<W: Write> Writer<W> {
                 uncompressed_size,
             });
         }
-        self.chunk.clear();
         Ok(())
     }
 
@@ -493,6 +722,7 @@ impl<W: Write> Writer<W> {
         data: &mut dyn Read,
     ) -> Result<()> {
         self.flush_chunk()?;
+        self.write_compressed(true)?;
         let offset = self.out.position();
         self.scratch.clear();
         self.scratch.push(op::ATTACHMENT);
@@ -546,6 +776,7 @@ impl<W: Write> Writer<W> {
     /// Writes a Metadata record (closing the current chunk first).
     pub fn write_metadata(&mut self, metadata: &Metadata<'_>) -> Result<()> {
         self.flush_chunk()?;
+        self.write_compressed(true)?;
         let offset = self.out.position();
         self.scratch.clear();
         write_record(&Record::Metadata(metadata.clone()), &mut self.scratch)?;
@@ -569,6 +800,7 @@ impl<W: Write> Writer<W> {
             )));
         }
         self.flush_chunk()?;
+        self.write_compressed(true)?;
         self.scratch.clear();
         write_record(&Record::Unknown { opcode, content }, &mut self.scratch)?;
         write_all(&mut self.out, &self.scratch)
@@ -578,6 +810,8 @@ impl<W: Write> Writer<W> {
     /// returns the output.
     pub fn finish(mut self) -> Result<W> {
         self.flush_chunk()?;
+        self.write_compressed(true)?;
+        self.pipeline = None;
         let data_section_crc = if self.opts.crcs {
             self.out.crc().unwrap_or(0)
         } else {

@@ -197,6 +197,7 @@ pub(crate) fn writer_options(features: &[String]) -> WriteOptions {
         library: String::new(),
         compression: robolog_mcap::Compression::None,
         compression_level: None,
+        compression_threads: 0,
         chunk_size: has("ch").then_some(u64::MAX),
         message_indexes: has("mx"),
         chunk_indexes: has("chx"),

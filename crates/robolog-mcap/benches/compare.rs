@@ -1,0 +1,238 @@
+//! robolog-mcap against the `mcap` crate (crates.io), on the same files in the same run:
+//! linear read, indexed read in log-time order, a time-range query on one topic, and writing
+//! with each compression. Throughput is counted in message payload bytes.
+//!
+//! `cargo bench -p robolog-mcap --bench compare`
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::io::Cursor;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedReaderOptions, ReadOrder};
+use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, Message, WriteOptions, Writer};
+
+/// A recording: (channel index, log time, payload range in `payloads`).
+struct Dataset {
+    topics: [&'static str; 3],
+    messages: Vec<(usize, u64, std::ops::Range<usize>)>,
+    payloads: Vec<u8>,
+    payload_bytes: u64,
+}
+
+/// 10 s of an IMU at 2 kHz (200 B), a camera at 40 Hz (64 KiB) and a lidar at 100 Hz (16 KiB):
+/// about 47 MB of payload, half-compressible bytes.
+fn dataset() -> Dataset {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut payloads = Vec::new();
+    let mut messages = Vec::new();
+    let specs = [(0usize, 500_000u64, 200usize), (1, 25_000_000, 65_536), (2, 10_000_000, 16_384)];
+    let mut events = Vec::new();
+    for (channel, period, size) in specs {
+        let mut t = 0;
+        while t < 10_000_000_000u64 {
+            events.push((t, channel, size));
+            t += period;
+        }
+    }
+    events.sort();
+    for (t, channel, size) in events {
+        let start = payloads.len();
+        for i in 0..size {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let b = state as u8;
+            payloads.push(if i % 2 == 0 { b & 0x0F } else { (i / 64) as u8 });
+        }
+        messages.push((channel, 1_700_000_000_000_000_000 + t, start..payloads.len()));
+    }
+    let payload_bytes = payloads.len() as u64;
+    Dataset { topics: ["/imu", "/camera", "/lidar"], messages, payloads, payload_bytes }
+}
+
+fn write_ours(d: &Dataset, opts: WriteOptions) -> Vec<u8> {
+    let mut w = Writer::new(Vec::with_capacity(d.payloads.len() + (1 << 20)), opts).unwrap();
+    let schema = w.register_schema("bench.Blob", "jsonschema", b"{}").unwrap();
+    let channels: Vec<u16> = d
+        .topics
+        .iter()
+        .map(|t| w.register_channel(t, "cdr", schema, BTreeMap::new()).unwrap())
+        .collect();
+    for (i, (channel, t, range)) in d.messages.iter().enumerate() {
+        w.write_message(&Message {
+            channel_id: channels[*channel],
+            sequence: i as u32,
+            log_time: *t,
+            publish_time: *t,
+            data: &d.payloads[range.clone()],
+        })
+        .unwrap();
+    }
+    w.finish().unwrap()
+}
+
+fn write_theirs(d: &Dataset, compression: Option<mcap::Compression>) -> Vec<u8> {
+    let mut w = mcap::WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(1 << 20))
+        .create(Cursor::new(Vec::with_capacity(d.payloads.len() + (1 << 20))))
+        .unwrap();
+    let schema = w.add_schema("bench.Blob", "jsonschema", b"{}").unwrap();
+    let channels: Vec<u16> = d
+        .topics
+        .iter()
+        .map(|t| w.add_channel(schema, t, "cdr", &BTreeMap::new()).unwrap())
+        .collect();
+    for (i, (channel, t, range)) in d.messages.iter().enumerate() {
+        w.write_to_known_channel(
+            &mcap::records::MessageHeader {
+                channel_id: channels[*channel],
+                sequence: i as u32,
+                log_time: *t,
+                publish_time: *t,
+            },
+            &d.payloads[range.clone()],
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    w.into_inner().into_inner()
+}
+
+fn read_theirs_indexed(file: &[u8], options: IndexedReaderOptions) -> u64 {
+    let summary = mcap::Summary::read(file).unwrap().unwrap();
+    let mut reader = IndexedReader::new_with_options(&summary, options).unwrap();
+    let mut total = 0u64;
+    while let Some(event) = reader.next_event() {
+        let request = match event.unwrap() {
+            IndexedReadEvent::ReadChunkRequest { offset, length } => Some((offset, length)),
+            IndexedReadEvent::Message { data, .. } => {
+                total += data.len() as u64;
+                None
+            }
+        };
+        if let Some((offset, length)) = request {
+            let start = offset as usize;
+            reader.insert_chunk_record_data(offset, &file[start..start + length]).unwrap();
+        }
+    }
+    total
+}
+
+fn benches(c: &mut Criterion) {
+    let d = dataset();
+    let files: Vec<(&str, Vec<u8>)> = [("zstd", Compression::Zstd), ("lz4", Compression::Lz4)]
+        .into_iter()
+        .map(|(name, compression)| (name, write_ours(&d, WriteOptions::default().with_compression(compression))))
+        .collect();
+    let t0 = 1_700_000_000_000_000_000u64;
+
+    let mut g = c.benchmark_group("read_linear");
+    g.throughput(Throughput::Bytes(d.payload_bytes));
+    for (name, file) in &files {
+        let bytes = Bytes::from(file.clone());
+        g.bench_function(format!("robolog/{name}"), |b| {
+            b.iter(|| {
+                let total: u64 = LinearReader::new(bytes.clone())
+                    .into_messages()
+                    .map(|m| m.unwrap().data.len() as u64)
+                    .sum();
+                assert_eq!(total, d.payload_bytes);
+            })
+        });
+        g.bench_function(format!("mcap/{name}"), |b| {
+            b.iter(|| {
+                let total: u64 = mcap::MessageStream::new(file)
+                    .unwrap()
+                    .map(|m| m.unwrap().data.len() as u64)
+                    .sum();
+                assert_eq!(total, d.payload_bytes);
+            })
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("read_indexed");
+    g.throughput(Throughput::Bytes(d.payload_bytes));
+    for (name, file) in &files {
+        let bytes = Bytes::from(file.clone());
+        g.bench_function(format!("robolog/{name}"), |b| {
+            b.iter(|| {
+                let reader = McapReader::open(bytes.clone()).unwrap();
+                let total: u64 =
+                    reader.messages().iter().unwrap().map(|m| m.unwrap().data.len() as u64).sum();
+                assert_eq!(total, d.payload_bytes);
+            })
+        });
+        g.bench_function(format!("mcap/{name}"), |b| {
+            b.iter(|| {
+                let total = read_theirs_indexed(file, IndexedReaderOptions::new().with_order(ReadOrder::LogTime));
+                assert_eq!(total, d.payload_bytes);
+            })
+        });
+    }
+    g.finish();
+
+    // One topic over one second of the ten.
+    let (start, end) = (t0 + 4_000_000_000, t0 + 5_000_000_000);
+    let want: u64 = d
+        .messages
+        .iter()
+        .filter(|(c, t, _)| *c == 0 && *t >= start && *t < end)
+        .map(|(_, _, r)| r.len() as u64)
+        .sum();
+    let mut g = c.benchmark_group("time_range");
+    g.throughput(Throughput::Bytes(want));
+    for (name, file) in &files {
+        let bytes = Bytes::from(file.clone());
+        g.bench_function(format!("robolog/{name}"), |b| {
+            b.iter(|| {
+                let reader = McapReader::open(bytes.clone()).unwrap();
+                let total: u64 = reader
+                    .messages()
+                    .topics(["/imu"])
+                    .time_range(start, end)
+                    .iter()
+                    .unwrap()
+                    .map(|m| m.unwrap().data.len() as u64)
+                    .sum();
+                assert_eq!(total, want);
+            })
+        });
+        g.bench_function(format!("mcap/{name}"), |b| {
+            b.iter(|| {
+                let options = IndexedReaderOptions::new()
+                    .include_topics(["/imu"])
+                    .starting_at(start)
+                    .ending_before(end);
+                assert_eq!(read_theirs_indexed(file, options), want);
+            })
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("write");
+    g.throughput(Throughput::Bytes(d.payload_bytes));
+    for (name, ours, theirs) in [
+        ("none", Compression::None, None),
+        ("lz4", Compression::Lz4, Some(mcap::Compression::Lz4)),
+        ("zstd", Compression::Zstd, Some(mcap::Compression::Zstd)),
+    ] {
+        g.bench_function(format!("robolog/{name}"), |b| {
+            b.iter(|| black_box(write_ours(&d, WriteOptions::default().with_compression(ours))))
+        });
+        g.bench_function(format!("mcap/{name}"), |b| b.iter(|| black_box(write_theirs(&d, theirs))));
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = compare;
+    config = Criterion::default().sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    targets = benches
+}
+criterion_main!(compare);
