@@ -23,12 +23,20 @@ pub(crate) struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
 
 /// Buffers a pool keeps for reuse, and the bytes they may hold together: enough for the chunks
 /// in flight, little enough not to matter when idle.
-const POOL_MAX: usize = 16;
-const POOL_MAX_BYTES: usize = 64 << 20;
+const POOL_MAX: usize = 8;
+const POOL_MAX_BYTES: usize = 32 << 20;
 
 /// The pool shared by every reader in the process, so that one query reuses the buffers of the
 /// previous one.
 static SHARED: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// Frees the chunk buffers the readers keep for reuse between queries (at most 8 buffers and
+/// 32 MiB). Long-running programs that are done reading can call it to give the memory back.
+pub fn release_buffers() {
+    if let Ok(mut shared) = SHARED.lock() {
+        *shared = Vec::new();
+    }
+}
 
 impl BufferPool {
     pub(crate) fn take(&self) -> Vec<u8> {

@@ -23,6 +23,7 @@ mod writer;
 
 pub use check::{CheckOptions, Problem, Severity, check, check_with};
 pub use chunk::{compression_from_name, compression_name};
+pub use decode::release_buffers;
 pub use error::{McapError, Result};
 pub use indexed::{McapReader, MessageIter, MessageQuery, Order};
 pub use linear::{LinearMessages, LinearReader};
