@@ -12,7 +12,9 @@ use std::io::Cursor;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedReaderOptions, ReadOrder};
+use mcap::sans_io::indexed_reader::{
+    IndexedReadEvent, IndexedReader, IndexedReaderOptions, ReadOrder,
+};
 use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, Message, WriteOptions, Writer};
 
 /// A recording: (channel index, log time, payload range in `payloads`).
@@ -29,7 +31,11 @@ fn dataset() -> Dataset {
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut payloads = Vec::new();
     let mut messages = Vec::new();
-    let specs = [(0usize, 500_000u64, 200usize), (1, 25_000_000, 65_536), (2, 10_000_000, 16_384)];
+    let specs = [
+        (0usize, 500_000u64, 200usize),
+        (1, 25_000_000, 65_536),
+        (2, 10_000_000, 16_384),
+    ];
     let mut events = Vec::new();
     for (channel, period, size) in specs {
         let mut t = 0;
@@ -48,19 +54,33 @@ fn dataset() -> Dataset {
             let b = state as u8;
             payloads.push(if i % 2 == 0 { b & 0x0F } else { (i / 64) as u8 });
         }
-        messages.push((channel, 1_700_000_000_000_000_000 + t, start..payloads.len()));
+        messages.push((
+            channel,
+            1_700_000_000_000_000_000 + t,
+            start..payloads.len(),
+        ));
     }
     let payload_bytes = payloads.len() as u64;
-    Dataset { topics: ["/imu", "/camera", "/lidar"], messages, payloads, payload_bytes }
+    Dataset {
+        topics: ["/imu", "/camera", "/lidar"],
+        messages,
+        payloads,
+        payload_bytes,
+    }
 }
 
 fn write_ours(d: &Dataset, opts: WriteOptions) -> Vec<u8> {
     let mut w = Writer::new(Vec::with_capacity(d.payloads.len() + (1 << 20)), opts).unwrap();
-    let schema = w.register_schema("bench.Blob", "jsonschema", b"{}").unwrap();
+    let schema = w
+        .register_schema("bench.Blob", "jsonschema", b"{}")
+        .unwrap();
     let channels: Vec<u16> = d
         .topics
         .iter()
-        .map(|t| w.register_channel(t, "cdr", schema, BTreeMap::new()).unwrap())
+        .map(|t| {
+            w.register_channel(t, "cdr", schema, BTreeMap::new())
+                .unwrap()
+        })
         .collect();
     for (i, (channel, t, range)) in d.messages.iter().enumerate() {
         w.write_message(&Message {
@@ -79,7 +99,9 @@ fn write_theirs(d: &Dataset, compression: Option<mcap::Compression>) -> Vec<u8> 
     let mut w = mcap::WriteOptions::new()
         .compression(compression)
         .chunk_size(Some(1 << 20))
-        .create(Cursor::new(Vec::with_capacity(d.payloads.len() + (1 << 20))))
+        .create(Cursor::new(Vec::with_capacity(
+            d.payloads.len() + (1 << 20),
+        )))
         .unwrap();
     let schema = w.add_schema("bench.Blob", "jsonschema", b"{}").unwrap();
     let channels: Vec<u16> = d
@@ -117,7 +139,9 @@ fn read_theirs_indexed(file: &[u8], options: IndexedReaderOptions) -> u64 {
         };
         if let Some((offset, length)) = request {
             let start = offset as usize;
-            reader.insert_chunk_record_data(offset, &file[start..start + length]).unwrap();
+            reader
+                .insert_chunk_record_data(offset, &file[start..start + length])
+                .unwrap();
         }
     }
     total
@@ -127,7 +151,12 @@ fn benches(c: &mut Criterion) {
     let d = dataset();
     let files: Vec<(&str, Vec<u8>)> = [("zstd", Compression::Zstd), ("lz4", Compression::Lz4)]
         .into_iter()
-        .map(|(name, compression)| (name, write_ours(&d, WriteOptions::default().with_compression(compression))))
+        .map(|(name, compression)| {
+            (
+                name,
+                write_ours(&d, WriteOptions::default().with_compression(compression)),
+            )
+        })
         .collect();
     let t0 = 1_700_000_000_000_000_000u64;
 
@@ -163,14 +192,21 @@ fn benches(c: &mut Criterion) {
         g.bench_function(format!("robolog/{name}"), |b| {
             b.iter(|| {
                 let reader = McapReader::open(bytes.clone()).unwrap();
-                let total: u64 =
-                    reader.messages().iter().unwrap().map(|m| m.unwrap().data.len() as u64).sum();
+                let total: u64 = reader
+                    .messages()
+                    .iter()
+                    .unwrap()
+                    .map(|m| m.unwrap().data.len() as u64)
+                    .sum();
                 assert_eq!(total, d.payload_bytes);
             })
         });
         g.bench_function(format!("mcap/{name}"), |b| {
             b.iter(|| {
-                let total = read_theirs_indexed(file, IndexedReaderOptions::new().with_order(ReadOrder::LogTime));
+                let total = read_theirs_indexed(
+                    file,
+                    IndexedReaderOptions::new().with_order(ReadOrder::LogTime),
+                );
                 assert_eq!(total, d.payload_bytes);
             })
         });
@@ -223,9 +259,16 @@ fn benches(c: &mut Criterion) {
         ("zstd", Compression::Zstd, Some(mcap::Compression::Zstd)),
     ] {
         g.bench_function(format!("robolog/{name}"), |b| {
-            b.iter(|| black_box(write_ours(&d, WriteOptions::default().with_compression(ours))))
+            b.iter(|| {
+                black_box(write_ours(
+                    &d,
+                    WriteOptions::default().with_compression(ours),
+                ))
+            })
         });
-        g.bench_function(format!("mcap/{name}"), |b| b.iter(|| black_box(write_theirs(&d, theirs))));
+        g.bench_function(format!("mcap/{name}"), |b| {
+            b.iter(|| black_box(write_theirs(&d, theirs)))
+        });
     }
     g.finish();
 }

@@ -160,7 +160,10 @@ impl Doctor<'_> {
                 self.chunk(chunk_at, s, e, &std::mem::take(&mut pending_indexes));
             }
             if first && opcode != op::HEADER {
-                self.error(offset, format!("the first record is a {last_name}, not a Header"));
+                self.error(
+                    offset,
+                    format!("the first record is a {last_name}, not a Header"),
+                );
             }
             first = false;
             if self.in_summary && !matches!(opcode, op::FOOTER | op::SUMMARY_OFFSET) {
@@ -205,7 +208,10 @@ impl Doctor<'_> {
                     if !self.channels.contains_key(&m.channel_id) {
                         self.error(
                             offset,
-                            format!("Message on channel {} before any Channel record for it", m.channel_id),
+                            format!(
+                                "Message on channel {} before any Channel record for it",
+                                m.channel_id
+                            ),
                         );
                     }
                     if m.log_time < last_loose_time {
@@ -230,13 +236,20 @@ impl Doctor<'_> {
                 Record::MessageIndex(mi) => {
                     if pending_chunk.is_none() {
                         self.error(offset, "MessageIndex without a Chunk before it");
-                    } else if pending_indexes.contains_key(&mi.channel_id) {
-                        self.warn(
-                            offset,
-                            format!("second MessageIndex for channel {} after the same chunk", mi.channel_id),
-                        );
                     } else {
-                        pending_indexes.insert(mi.channel_id, mi);
+                        let channel_id = mi.channel_id;
+                        if let std::collections::btree_map::Entry::Vacant(slot) =
+                            pending_indexes.entry(channel_id)
+                        {
+                            slot.insert(mi);
+                        } else {
+                            self.warn(
+                                offset,
+                                format!(
+                                    "second MessageIndex for channel {channel_id} after the same chunk"
+                                ),
+                            );
+                        }
                     }
                     if loose_messages {
                         self.warn(
@@ -260,27 +273,32 @@ impl Doctor<'_> {
                     {
                         self.error(
                             offset,
-                            format!("more than one ChunkIndex for the chunk at byte {}", ci.chunk_start_offset),
+                            format!(
+                                "more than one ChunkIndex for the chunk at byte {}",
+                                ci.chunk_start_offset
+                            ),
                         );
                     }
                 }
-                Record::Attachment(a) => {
-                    if a.crc != 0 {
-                        let computed = crc32(&content[..attachment_crc_span(&a)]);
-                        if computed != a.crc {
-                            self.error(
-                                offset,
-                                format!(
-                                    "Attachment {:?} CRC mismatch: stored {:#010x}, computed {computed:#010x}",
-                                    a.name, a.crc
-                                ),
-                            );
-                        }
+                Record::Attachment(a) if a.crc != 0 => {
+                    let computed = crc32(&content[..attachment_crc_span(&a)]);
+                    if computed != a.crc {
+                        self.error(
+                            offset,
+                            format!(
+                                "Attachment {:?} CRC mismatch: stored {:#010x}, computed {computed:#010x}",
+                                a.name, a.crc
+                            ),
+                        );
                     }
                 }
-                Record::AttachmentIndex(ai) => {
-                    self.points_at(offset, "AttachmentIndex", ai.offset, ai.length, op::ATTACHMENT)
-                }
+                Record::AttachmentIndex(ai) => self.points_at(
+                    offset,
+                    "AttachmentIndex",
+                    ai.offset,
+                    ai.length,
+                    op::ATTACHMENT,
+                ),
                 Record::MetadataIndex(mi) => {
                     self.points_at(offset, "MetadataIndex", mi.offset, mi.length, op::METADATA)
                 }
@@ -311,7 +329,10 @@ impl Doctor<'_> {
                 Record::SummaryOffset(so) => self.summary_offset(offset, so),
                 Record::DataEnd(d) => {
                     if content.len() != 4 {
-                        self.error(offset, format!("DataEnd content is {} bytes, not 4", content.len()));
+                        self.error(
+                            offset,
+                            format!("DataEnd content is {} bytes, not 4", content.len()),
+                        );
                     }
                     if d.data_section_crc != 0 {
                         let computed = crc32(&data[..offset as usize]);
@@ -359,9 +380,10 @@ impl Doctor<'_> {
     }
 
     fn topic(&self, channel_id: u16) -> String {
-        self.channels
-            .get(&channel_id)
-            .map_or_else(|| format!("channel {channel_id}"), |c| format!("{:?}", c.topic))
+        self.channels.get(&channel_id).map_or_else(
+            || format!("channel {channel_id}"),
+            |c| format!("{:?}", c.topic),
+        )
     }
 
     fn count_message(&mut self, channel_id: u16, log_time: u64) {
@@ -374,30 +396,64 @@ impl Doctor<'_> {
     fn schema(&mut self, offset: u64, s: Schema<'_>) {
         if s.encoding.is_empty() {
             if s.data.is_empty() {
-                self.warn(offset, format!("Schema {} ({:?}) has an empty encoding and no data", s.id, s.name));
+                self.warn(
+                    offset,
+                    format!(
+                        "Schema {} ({:?}) has an empty encoding and no data",
+                        s.id, s.name
+                    ),
+                );
             } else {
-                self.error(offset, format!("Schema {} has an empty encoding but {} bytes of data", s.id, s.data.len()));
+                self.error(
+                    offset,
+                    format!(
+                        "Schema {} has an empty encoding but {} bytes of data",
+                        s.id,
+                        s.data.len()
+                    ),
+                );
             }
         }
         if s.id == 0 {
-            self.error(offset, "Schema id 0 is reserved; readers ignore this schema");
+            self.error(
+                offset,
+                "Schema id 0 is reserved; readers ignore this schema",
+            );
             return;
         }
         let previous = self.schemas.get(&s.id).cloned();
         if let Some(p) = &previous {
             if p.name != s.name {
-                self.error(offset, format!("Schema {} redefined with name {:?} (was {:?})", s.id, s.name, p.name));
+                self.error(
+                    offset,
+                    format!(
+                        "Schema {} redefined with name {:?} (was {:?})",
+                        s.id, s.name, p.name
+                    ),
+                );
             }
             if p.encoding != s.encoding {
-                self.error(offset, format!("Schema {} redefined with encoding {:?} (was {:?})", s.id, s.encoding, p.encoding));
+                self.error(
+                    offset,
+                    format!(
+                        "Schema {} redefined with encoding {:?} (was {:?})",
+                        s.id, s.encoding, p.encoding
+                    ),
+                );
             }
             if p.data != s.data {
-                self.error(offset, format!("Schema {} redefined with different data", s.id));
+                self.error(
+                    offset,
+                    format!("Schema {} redefined with different data", s.id),
+                );
             }
         }
         if self.in_summary {
             if previous.is_none() {
-                self.error(offset, format!("Schema {} in the summary is not in the data section", s.id));
+                self.error(
+                    offset,
+                    format!("Schema {} in the summary is not in the data section", s.id),
+                );
             }
             self.summary_schemas.insert(s.id);
         } else {
@@ -409,24 +465,54 @@ impl Doctor<'_> {
         let previous = self.channels.get(&c.id).cloned();
         if let Some(p) = &previous {
             if p.schema_id != c.schema_id {
-                self.error(offset, format!("Channel {} redefined with schema {} (was {})", c.id, c.schema_id, p.schema_id));
+                self.error(
+                    offset,
+                    format!(
+                        "Channel {} redefined with schema {} (was {})",
+                        c.id, c.schema_id, p.schema_id
+                    ),
+                );
             }
             if p.topic != c.topic {
-                self.error(offset, format!("Channel {} redefined with topic {:?} (was {:?})", c.id, c.topic, p.topic));
+                self.error(
+                    offset,
+                    format!(
+                        "Channel {} redefined with topic {:?} (was {:?})",
+                        c.id, c.topic, p.topic
+                    ),
+                );
             }
             if p.message_encoding != c.message_encoding {
-                self.error(offset, format!("Channel {} redefined with message encoding {:?} (was {:?})", c.id, c.message_encoding, p.message_encoding));
+                self.error(
+                    offset,
+                    format!(
+                        "Channel {} redefined with message encoding {:?} (was {:?})",
+                        c.id, c.message_encoding, p.message_encoding
+                    ),
+                );
             }
             if p.metadata != c.metadata {
-                self.error(offset, format!("Channel {} redefined with different metadata", c.id));
+                self.error(
+                    offset,
+                    format!("Channel {} redefined with different metadata", c.id),
+                );
             }
         }
         if c.schema_id != 0 && !self.schemas.contains_key(&c.schema_id) {
-            self.error(offset, format!("Channel {} refers to schema {}, which is not defined before it", c.id, c.schema_id));
+            self.error(
+                offset,
+                format!(
+                    "Channel {} refers to schema {}, which is not defined before it",
+                    c.id, c.schema_id
+                ),
+            );
         }
         if self.in_summary {
             if previous.is_none() {
-                self.error(offset, format!("Channel {} in the summary is not in the data section", c.id));
+                self.error(
+                    offset,
+                    format!("Channel {} in the summary is not in the data section", c.id),
+                );
             }
             self.summary_channels.insert(c.id);
         } else {
@@ -434,12 +520,22 @@ impl Doctor<'_> {
         }
     }
 
-    fn chunk(&mut self, offset: u64, start: usize, end: usize, indexes: &BTreeMap<u16, MessageIndex>) {
-        let Ok(Record::Chunk(chunk)) = parse_record(op::CHUNK, &self.data[start..end], offset) else {
+    fn chunk(
+        &mut self,
+        offset: u64,
+        start: usize,
+        end: usize,
+        indexes: &BTreeMap<u16, MessageIndex>,
+    ) {
+        let Ok(Record::Chunk(chunk)) = parse_record(op::CHUNK, &self.data[start..end], offset)
+        else {
             return;
         };
         let Some(compression) = compression_from_name(chunk.compression) else {
-            self.error(offset, format!("Chunk uses unsupported compression {:?}", chunk.compression));
+            self.error(
+                offset,
+                format!("Chunk uses unsupported compression {:?}", chunk.compression),
+            );
             return;
         };
         let Ok(size) = usize::try_from(chunk.uncompressed_size) else {
@@ -447,15 +543,27 @@ impl Doctor<'_> {
             return;
         };
         let mut buffer = std::mem::take(&mut self.buffer);
-        if let Err(e) = self.decompressor.decompress(compression, chunk.records, size, size, &mut buffer) {
-            self.error(offset, format!("Chunk does not decompress to its uncompressed_size: {e}"));
+        if let Err(e) =
+            self.decompressor
+                .decompress(compression, chunk.records, size, size, &mut buffer)
+        {
+            self.error(
+                offset,
+                format!("Chunk does not decompress to its uncompressed_size: {e}"),
+            );
             self.buffer = buffer;
             return;
         }
         if chunk.uncompressed_crc != 0 {
             let computed = crc32(&buffer);
             if computed != chunk.uncompressed_crc {
-                self.error(offset, format!("Chunk CRC mismatch: stored {:#010x}, computed {computed:#010x}", chunk.uncompressed_crc));
+                self.error(
+                    offset,
+                    format!(
+                        "Chunk CRC mismatch: stored {:#010x}, computed {computed:#010x}",
+                        chunk.uncompressed_crc
+                    ),
+                );
                 self.buffer = buffer;
                 return;
             }
@@ -470,14 +578,20 @@ impl Doctor<'_> {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break,
                 Err(_) => {
-                    self.error(offset, format!("Chunk records end inside a record at uncompressed byte {pos}"));
+                    self.error(
+                        offset,
+                        format!("Chunk records end inside a record at uncompressed byte {pos}"),
+                    );
                     break;
                 }
             };
             let inner = pos as u64;
             pos = e;
             match parse_record(opcode, &buffer[s..e], inner) {
-                Err(err) => self.error(offset, format!("inside the chunk at uncompressed byte {inner}: {err}")),
+                Err(err) => self.error(
+                    offset,
+                    format!("inside the chunk at uncompressed byte {inner}: {err}"),
+                ),
                 Ok(Record::Schema(schema)) => self.schema(offset, schema),
                 Ok(Record::Channel(channel)) => self.channel(offset, channel),
                 Ok(Record::Message(m)) => {
@@ -516,16 +630,39 @@ impl Doctor<'_> {
                         None => self.warn(offset, format!("no MessageIndex record for channel {} after this chunk", m.channel_id)),
                     }
                 }
-                Ok(Record::Unknown { opcode, .. }) => self.warn(offset, format!("unknown opcode {opcode:#04x} at uncompressed byte {inner} of the chunk")),
-                Ok(other) => self.error(offset, format!("a {} record inside a chunk (uncompressed byte {inner})", record_name(other.opcode()))),
+                Ok(Record::Unknown { opcode, .. }) => self.warn(
+                    offset,
+                    format!(
+                        "unknown opcode {opcode:#04x} at uncompressed byte {inner} of the chunk"
+                    ),
+                ),
+                Ok(other) => self.error(
+                    offset,
+                    format!(
+                        "a {} record inside a chunk (uncompressed byte {inner})",
+                        record_name(other.opcode())
+                    ),
+                ),
             }
         }
         if count > 0 {
             if min != chunk.message_start_time {
-                self.error(offset, format!("Chunk.message_start_time {} is not the earliest message log time {min}", chunk.message_start_time));
+                self.error(
+                    offset,
+                    format!(
+                        "Chunk.message_start_time {} is not the earliest message log time {min}",
+                        chunk.message_start_time
+                    ),
+                );
             }
             if max != chunk.message_end_time {
-                self.error(offset, format!("Chunk.message_end_time {} is not the latest message log time {max}", chunk.message_end_time));
+                self.error(
+                    offset,
+                    format!(
+                        "Chunk.message_end_time {} is not the latest message log time {max}",
+                        chunk.message_end_time
+                    ),
+                );
             }
         }
         self.chunk_channels.insert(offset, channels);
@@ -540,8 +677,17 @@ impl Doctor<'_> {
                     self.error(offset, format!("{what} gives length {length}, but the record at byte {target} is {} bytes", end - at));
                 }
             }
-            Ok(Some((opcode, _, _))) => self.error(offset, format!("{what} points at byte {target}, which holds a {}", record_name(opcode))),
-            _ => self.error(offset, format!("{what} points at byte {target}, where no complete record starts")),
+            Ok(Some((opcode, _, _))) => self.error(
+                offset,
+                format!(
+                    "{what} points at byte {target}, which holds a {}",
+                    record_name(opcode)
+                ),
+            ),
+            _ => self.error(
+                offset,
+                format!("{what} points at byte {target}, where no complete record starts"),
+            ),
         }
     }
 
@@ -556,46 +702,101 @@ impl Doctor<'_> {
             match frame_at(self.data, pos) {
                 Ok(Some((opcode, _, e))) if opcode == so.group_opcode => pos = e,
                 Ok(Some((opcode, _, _))) => {
-                    self.error(offset, format!("SummaryOffset for {} records covers a {} at byte {pos}", record_name(so.group_opcode), record_name(opcode)));
+                    self.error(
+                        offset,
+                        format!(
+                            "SummaryOffset for {} records covers a {} at byte {pos}",
+                            record_name(so.group_opcode),
+                            record_name(opcode)
+                        ),
+                    );
                     return;
                 }
                 _ => {
-                    self.error(offset, format!("SummaryOffset group at byte {} does not hold whole records", so.group_start));
+                    self.error(
+                        offset,
+                        format!(
+                            "SummaryOffset group at byte {} does not hold whole records",
+                            so.group_start
+                        ),
+                    );
                     return;
                 }
             }
         }
         if pos as u64 != end {
-            self.error(offset, format!("SummaryOffset group length {} does not end on a record boundary", so.group_length));
+            self.error(
+                offset,
+                format!(
+                    "SummaryOffset group length {} does not end on a record boundary",
+                    so.group_length
+                ),
+            );
         }
     }
 
-    fn footer(&mut self, offset: u64, end: usize, content_len: usize, f: crate::records::Footer, data_end_end: Option<usize>) {
+    fn footer(
+        &mut self,
+        offset: u64,
+        end: usize,
+        content_len: usize,
+        f: crate::records::Footer,
+        data_end_end: Option<usize>,
+    ) {
         if content_len != 20 {
-            self.error(offset, format!("Footer content is {content_len} bytes, not 20"));
+            self.error(
+                offset,
+                format!("Footer content is {content_len} bytes, not 20"),
+            );
         }
         if let Some(from) = data_end_end {
             if f.summary_crc != 0 {
-                let computed = crc32(&self.data[from..offset as usize + FOOTER_RECORD_LEN as usize - 4]);
+                let computed =
+                    crc32(&self.data[from..offset as usize + FOOTER_RECORD_LEN as usize - 4]);
                 if computed != f.summary_crc {
-                    self.error(offset, format!("summary CRC mismatch: stored {:#010x}, computed {computed:#010x}", f.summary_crc));
+                    self.error(
+                        offset,
+                        format!(
+                            "summary CRC mismatch: stored {:#010x}, computed {computed:#010x}",
+                            f.summary_crc
+                        ),
+                    );
                 }
             }
-            let expected_start = if from as u64 == offset { 0 } else { from as u64 };
+            let expected_start = if from as u64 == offset {
+                0
+            } else {
+                from as u64
+            };
             if f.summary_start != expected_start {
                 self.error(offset, format!("Footer.summary_start is {}, but the summary starts at byte {expected_start}", f.summary_start));
             }
         }
         if f.summary_offset_start != 0 {
-            match frame_at(self.data, usize::try_from(f.summary_offset_start).unwrap_or(usize::MAX)) {
+            match frame_at(
+                self.data,
+                usize::try_from(f.summary_offset_start).unwrap_or(usize::MAX),
+            ) {
                 Ok(Some((op::SUMMARY_OFFSET, _, _))) => {}
-                _ => self.error(offset, format!("Footer.summary_offset_start {} does not point at a SummaryOffset record", f.summary_offset_start)),
+                _ => self.error(
+                    offset,
+                    format!(
+                        "Footer.summary_offset_start {} does not point at a SummaryOffset record",
+                        f.summary_offset_start
+                    ),
+                ),
             }
         }
         match self.data.get(end..) {
             Some(rest) if rest == MAGIC => {}
             Some(rest) if rest.len() > MAGIC.len() && rest[..MAGIC.len()] == MAGIC => {
-                self.warn(end as u64, format!("{} bytes after the trailing magic", rest.len() - MAGIC.len()));
+                self.warn(
+                    end as u64,
+                    format!(
+                        "{} bytes after the trailing magic",
+                        rest.len() - MAGIC.len()
+                    ),
+                );
             }
             _ => self.error(end as u64, "the file does not end with the MCAP magic"),
         }
@@ -617,35 +818,74 @@ impl Doctor<'_> {
                 }
             }
             let Some(&length) = self.chunks.get(at) else {
-                self.error(*at, format!("a ChunkIndex points at byte {at}, where no chunk starts"));
+                self.error(
+                    *at,
+                    format!("a ChunkIndex points at byte {at}, where no chunk starts"),
+                );
                 continue;
             };
             if ci.chunk_length != length {
-                self.error(*at, format!("ChunkIndex gives chunk_length {}, but the chunk is {length} bytes", ci.chunk_length));
+                self.error(
+                    *at,
+                    format!(
+                        "ChunkIndex gives chunk_length {}, but the chunk is {length} bytes",
+                        ci.chunk_length
+                    ),
+                );
                 continue;
             }
             let start = *at as usize + RECORD_PREFIX as usize;
-            let Ok(Record::Chunk(chunk)) = parse_record(op::CHUNK, &self.data[start..(*at + length) as usize], *at) else {
+            let Ok(Record::Chunk(chunk)) =
+                parse_record(op::CHUNK, &self.data[start..(*at + length) as usize], *at)
+            else {
                 continue;
             };
             let pairs = [
-                ("message start time", chunk.message_start_time, ci.message_start_time),
-                ("message end time", chunk.message_end_time, ci.message_end_time),
-                ("compressed size", chunk.records.len() as u64, ci.compressed_size),
-                ("uncompressed size", chunk.uncompressed_size, ci.uncompressed_size),
+                (
+                    "message start time",
+                    chunk.message_start_time,
+                    ci.message_start_time,
+                ),
+                (
+                    "message end time",
+                    chunk.message_end_time,
+                    ci.message_end_time,
+                ),
+                (
+                    "compressed size",
+                    chunk.records.len() as u64,
+                    ci.compressed_size,
+                ),
+                (
+                    "uncompressed size",
+                    chunk.uncompressed_size,
+                    ci.uncompressed_size,
+                ),
             ];
             for (what, actual, indexed) in pairs {
                 if actual != indexed {
-                    self.error(*at, format!("the chunk has {what} {actual}, but its ChunkIndex says {indexed}"));
+                    self.error(
+                        *at,
+                        format!("the chunk has {what} {actual}, but its ChunkIndex says {indexed}"),
+                    );
                 }
             }
             if chunk.compression != ci.compression {
-                self.error(*at, format!("the chunk has compression {:?}, but its ChunkIndex says {:?}", chunk.compression, ci.compression));
+                self.error(
+                    *at,
+                    format!(
+                        "the chunk has compression {:?}, but its ChunkIndex says {:?}",
+                        chunk.compression, ci.compression
+                    ),
+                );
             }
         }
         for at in self.chunks.keys().copied().collect::<Vec<_>>() {
             if !indexes.is_empty() && !indexes.contains_key(&at) {
-                self.error(at, "chunk without a ChunkIndex in the summary (indexed readers miss it)");
+                self.error(
+                    at,
+                    "chunk without a ChunkIndex in the summary (indexed readers miss it)",
+                );
             }
         }
         if let Some(stats) = self.statistics.clone() {
@@ -654,11 +894,23 @@ impl Doctor<'_> {
                     self.error(0, format!("Statistics.message_start_time is {}, but the earliest message is at {}", stats.message_start_time, self.min_time));
                 }
                 if stats.message_end_time != self.max_time {
-                    self.error(0, format!("Statistics.message_end_time is {}, but the latest message is at {}", stats.message_end_time, self.max_time));
+                    self.error(
+                        0,
+                        format!(
+                            "Statistics.message_end_time is {}, but the latest message is at {}",
+                            stats.message_end_time, self.max_time
+                        ),
+                    );
                 }
             }
             if stats.message_count != self.message_count {
-                self.error(0, format!("Statistics.message_count is {}, but the file holds {} messages", stats.message_count, self.message_count));
+                self.error(
+                    0,
+                    format!(
+                        "Statistics.message_count is {}, but the file holds {} messages",
+                        stats.message_count, self.message_count
+                    ),
+                );
             }
             if !stats.channel_message_counts.is_empty() {
                 for (id, count) in self.channel_counts.clone() {

@@ -70,13 +70,12 @@ pub(crate) fn decompress_into(
     decompressor: &mut Decompressor,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    let compression =
-        compression_from_name(chunk.compression).ok_or_else(|| {
-            McapError::UnsupportedCompression {
-                offset,
-                compression: chunk.compression.to_owned(),
-            }
-        })?;
+    let compression = compression_from_name(chunk.compression).ok_or_else(|| {
+        McapError::UnsupportedCompression {
+            offset,
+            compression: chunk.compression.to_owned(),
+        }
+    })?;
     let size = size_of(chunk, offset, limit)?;
     decompressor
         .decompress(compression, chunk.records, size, size, out)

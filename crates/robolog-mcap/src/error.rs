@@ -46,7 +46,9 @@ pub enum McapError {
         message: String,
     },
     /// A stored CRC does not match the data.
-    #[error("{what} CRC mismatch at byte {offset}: stored {stored:#010x}, computed {computed:#010x}")]
+    #[error(
+        "{what} CRC mismatch at byte {offset}: stored {stored:#010x}, computed {computed:#010x}"
+    )]
     CrcMismatch {
         /// Offset of the record holding the CRC.
         offset: u64,

@@ -173,7 +173,11 @@ impl McapReader {
                 }
                 Ok(a)
             }
-            _ => Err(McapError::invalid(index.offset, "Attachment", "not an attachment")),
+            _ => Err(McapError::invalid(
+                index.offset,
+                "Attachment",
+                "not an attachment",
+            )),
         }
     }
 
@@ -181,7 +185,11 @@ impl McapReader {
     pub fn read_metadata(&self, index: &MetadataIndex<'_>) -> Result<Metadata<'_>> {
         match self.record_at(index.offset, index.length, op::METADATA)? {
             Record::Metadata(m) => Ok(m),
-            _ => Err(McapError::invalid(index.offset, "Metadata", "not a metadata record")),
+            _ => Err(McapError::invalid(
+                index.offset,
+                "Metadata",
+                "not a metadata record",
+            )),
         }
     }
 }
@@ -382,7 +390,11 @@ impl Filter {
 
     #[inline]
     fn wants(&self, channel_id: u16, t: u64) -> bool {
-        self.wants_time(t) && self.channels.as_ref().is_none_or(|c| c.contains(&channel_id))
+        self.wants_time(t)
+            && self
+                .channels
+                .as_ref()
+                .is_none_or(|c| c.contains(&channel_id))
     }
 
     /// Whether a chunk may hold wanted messages (its index can rule it out).
@@ -392,10 +404,9 @@ impl Filter {
             && (c.message_start_time < self.end
                 || (self.end_inclusive && c.message_start_time == self.end));
         let has_channel = match &self.channels {
-            Some(wanted) if !c.message_index_offsets.is_empty() => c
-                .message_index_offsets
-                .keys()
-                .any(|id| wanted.contains(id)),
+            Some(wanted) if !c.message_index_offsets.is_empty() => {
+                c.message_index_offsets.keys().any(|id| wanted.contains(id))
+            }
             _ => true,
         };
         overlaps && has_channel
@@ -482,7 +493,9 @@ fn decode_job(
                         return Err(McapError::invalid(
                             at,
                             "MessageIndex",
-                            format!("an index entry points at uncompressed byte {offset}, which is not a message"),
+                            format!(
+                                "an index entry points at uncompressed byte {offset}, which is not a message"
+                            ),
                         ));
                     }
                 }
@@ -741,10 +754,10 @@ impl MessageIter {
             if let Some(next) = self.key(cursor) {
                 self.heap.push(next);
             }
-        } else if let Some(done) = self.cursors[cursor].take() {
-            if let Some(old) = self.retired.replace(done.data) {
-                self.pool.give(old);
-            }
+        } else if let Some(done) = self.cursors[cursor].take()
+            && let Some(old) = self.retired.replace(done.data)
+        {
+            self.pool.give(old);
         }
         Some(Ok(message))
     }

@@ -3,13 +3,13 @@
 
 use robolog_framing::{Bytes, ParallelMap, crc32};
 
+use crate::OwnedMessage;
 use crate::decode::{BufferPool, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{message_fast, parse_record};
 use crate::records::{FOOTER_RECORD_LEN, MAGIC, Record, op, record_name};
-use crate::OwnedMessage;
 
 /// Where the next record sits.
 #[derive(Debug, Clone, Copy)]
@@ -133,8 +133,7 @@ impl LinearReader {
                 break slot;
             }
             // A draft record without a ratified counterpart for this part is skipped.
-            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part)
-            {
+            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part) {
                 Ok(None) => continue,
                 _ => break slot,
             }

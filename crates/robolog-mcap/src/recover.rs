@@ -121,10 +121,8 @@ pub fn recover_file(
     output: impl AsRef<Path>,
     opts: WriteOptions,
 ) -> Result<Report> {
-    let data = robolog_framing::load_file(input).map_err(|source| McapError::Io {
-        offset: 0,
-        source,
-    })?;
+    let data =
+        robolog_framing::load_file(input).map_err(|source| McapError::Io { offset: 0, source })?;
     let file = AtomicFile::create(output).map_err(|source| McapError::Io { offset: 0, source })?;
     let (file, report) = recover(&data, std::io::BufWriter::new(file), opts)?;
     let file = file.into_inner().map_err(|e| McapError::Io {
@@ -147,7 +145,11 @@ fn header_of(input: &[u8]) -> Option<(String, String)> {
     Some((profile, library))
 }
 
-fn recover_draft<W: Write>(input: &[u8], writer: &mut Writer<W>, report: &mut Report) -> Result<()> {
+fn recover_draft<W: Write>(
+    input: &[u8],
+    writer: &mut Writer<W>,
+    report: &mut Report,
+) -> Result<()> {
     let opts = ReadOptions::default()
         .with_layout(Layout::Draft)
         .with_threads(0);
@@ -266,7 +268,13 @@ impl<W: Write> Recovery<'_, '_, W> {
                                         format!("Attachment {:?} dropped: CRC mismatch", a.name),
                                     );
                                 } else {
-                                    keep(self.writer, self.report, Record::Attachment(a), offset, false)?;
+                                    keep(
+                                        self.writer,
+                                        self.report,
+                                        Record::Attachment(a),
+                                        offset,
+                                        false,
+                                    )?;
                                 }
                             }
                             Ok(record) => keep(self.writer, self.report, record, offset, false)?,
@@ -329,20 +337,27 @@ impl<W: Write> Recovery<'_, '_, W> {
             return Ok(());
         };
         let size = usize::try_from(chunk.uncompressed_size).unwrap_or(usize::MAX);
-        let full = self
-            .decompressor
-            .decompress(compression, chunk.records, size, size, &mut self.buffer);
+        let full =
+            self.decompressor
+                .decompress(compression, chunk.records, size, size, &mut self.buffer);
         let mut partial = false;
         if let Err(e) = full {
             // Keep whatever decodes before the damage.
-            let cap = size.min(chunk.records.len().saturating_mul(255).saturating_add(1 << 16));
+            let cap = size.min(
+                chunk
+                    .records
+                    .len()
+                    .saturating_mul(255)
+                    .saturating_add(1 << 16),
+            );
             let _ = self.decompressor.decompress_partial(
                 compression,
                 chunk.records,
                 cap,
                 &mut self.buffer,
             );
-            self.report.damage(offset, format!("chunk does not decompress: {e}"));
+            self.report
+                .damage(offset, format!("chunk does not decompress: {e}"));
             partial = true;
         }
         let mut unverified = false;
@@ -398,7 +413,12 @@ impl<W: Write> Recovery<'_, '_, W> {
 
     /// Keeps every complete record of decompressed chunk records; returns the messages kept and
     /// whether the records ended cleanly.
-    fn inner_records(&mut self, offset: u64, records: &[u8], unverified: bool) -> Result<(u64, bool)> {
+    fn inner_records(
+        &mut self,
+        offset: u64,
+        records: &[u8],
+        unverified: bool,
+    ) -> Result<(u64, bool)> {
         let before = self.report.messages_recovered;
         let mut complete = true;
         for raw in RecordSplitter::chunk_records(records) {
@@ -432,12 +452,14 @@ impl<W: Write> Recovery<'_, '_, W> {
         })();
         let Ok((size, compression_name)) = header else {
             self.report.chunks_lost += 1;
-            self.report.damage(offset, "cut inside the chunk header: nothing to salvage");
+            self.report
+                .damage(offset, "cut inside the chunk header: nothing to salvage");
             return;
         };
         let Some(compression) = compression_from_name(compression_name) else {
             self.report.chunks_lost += 1;
-            self.report.damage(offset, "cut chunk with an unsupported compression");
+            self.report
+                .damage(offset, "cut chunk with an unsupported compression");
             return;
         };
         let records = r.rest();
@@ -500,7 +522,12 @@ fn resync(input: &[u8], from: usize) -> Option<usize> {
                     return false;
                 };
                 chunk.uncompressed_crc != 0
-                    && size <= chunk.records.len().saturating_mul(255).saturating_add(1 << 16)
+                    && size
+                        <= chunk
+                            .records
+                            .len()
+                            .saturating_mul(255)
+                            .saturating_add(1 << 16)
                     && decompressor
                         .decompress(compression, chunk.records, size, size, &mut buffer)
                         .is_ok()

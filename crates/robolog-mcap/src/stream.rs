@@ -117,8 +117,7 @@ impl<R: Read> StreamReader<R> {
                 break slot;
             }
             // A draft record without a ratified counterpart for this part is skipped.
-            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part)
-            {
+            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part) {
                 Ok(None) => continue,
                 _ => break slot,
             }

@@ -12,8 +12,8 @@ use crate::error::{McapError, Result};
 use crate::linear::frame_at;
 use crate::parse::{RecordSplitter, parse_record};
 use crate::records::{
-    AttachmentIndex, Channel, ChunkIndex, FOOTER_RECORD_LEN, Footer, Header, MAGIC,
-    MetadataIndex, RECORD_PREFIX, Record, Schema, Statistics, SummaryOffset, op,
+    AttachmentIndex, Channel, ChunkIndex, FOOTER_RECORD_LEN, Footer, Header, MAGIC, MetadataIndex,
+    RECORD_PREFIX, Record, Schema, Statistics, SummaryOffset, op,
 };
 
 /// Where a [`Summary`] came from.
@@ -165,10 +165,7 @@ pub(crate) fn load(data: &[u8], verify_crc: bool) -> Result<Summary> {
     match from_summary_section(data, footer_at, footer, verify_crc) {
         Ok(mut s) => {
             s.header = header;
-            let may_have_messages = s
-                .statistics
-                .as_ref()
-                .is_none_or(|st| st.message_count > 0);
+            let may_have_messages = s.statistics.as_ref().is_none_or(|st| st.message_count > 0);
             if s.chunk_indexes.is_empty() && may_have_messages {
                 // An unchunked file: its messages are only found by reading the data section.
                 let end = usize::try_from(footer.summary_start).unwrap_or(footer_at);
@@ -218,10 +215,7 @@ fn from_summary_section(
         return Err(McapError::invalid(
             footer_at as u64,
             "Footer",
-            format!(
-                "summary_start {} is outside the file",
-                footer.summary_start
-            ),
+            format!("summary_start {} is outside the file", footer.summary_start),
         ));
     }
     if verify_crc && footer.summary_crc != 0 {

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::{Arc, Mutex, mpsc};
 use std::io::{self, Read, Write};
+use std::sync::{Arc, Mutex, mpsc};
 
 use robolog_framing::{Compression, Compressor, CountingWriter, Crc32, crc32};
 
@@ -235,7 +235,10 @@ impl Pipeline {
             out,
             crcs,
         };
-        let sent = self.jobs.as_ref().is_some_and(|jobs| jobs.send(job).is_ok());
+        let sent = self
+            .jobs
+            .as_ref()
+            .is_some_and(|jobs| jobs.send(job).is_ok());
         if !sent {
             return Err(McapError::Usage("the compression threads stopped".into()));
         }
@@ -266,15 +269,23 @@ impl Pipeline {
             };
             self.ready.insert(done.seq, done);
         }
-        let (Some(done), Some(meta)) = (self.ready.remove(&self.next_write), self.pending.pop_front())
-        else {
+        let (Some(done), Some(meta)) = (
+            self.ready.remove(&self.next_write),
+            self.pending.pop_front(),
+        ) else {
             return Ok(None);
         };
         self.next_write += 1;
         if let Err(source) = done.result {
             return Err(McapError::Codec { offset: 0, source });
         }
-        Ok(Some((meta, done.records.len() as u64, done.crc, done.out, done.records)))
+        Ok(Some((
+            meta,
+            done.records.len() as u64,
+            done.crc,
+            done.out,
+            done.records,
+        )))
     }
 }
 
@@ -368,7 +379,13 @@ impl<W: Write> Writer<W> {
         let pipeline = (opts.compression != Compression::None
             && opts.compression_threads > 0
             && opts.chunk_size.is_some())
-        .then(|| Pipeline::new(opts.compression, opts.compression_level, opts.compression_threads));
+        .then(|| {
+            Pipeline::new(
+                opts.compression,
+                opts.compression_level,
+                opts.compression_threads,
+            )
+        });
         Ok(Self {
             out,
             compressor,
@@ -584,7 +601,11 @@ impl<W: Write> Writer<W> {
         if self.chunk.records.is_empty() {
             return Ok(());
         }
-        let recycled = self.pipeline.as_mut().and_then(Pipeline::spare).unwrap_or_default();
+        let recycled = self
+            .pipeline
+            .as_mut()
+            .and_then(Pipeline::spare)
+            .unwrap_or_default();
         let records = std::mem::replace(&mut self.chunk.records, recycled);
         let meta = ChunkMeta {
             start: self.chunk.start,
@@ -747,10 +768,8 @@ impl<W: Write> Writer<W> {
             out: &mut self.out,
             crc: &mut crc,
         };
-        let copied = io::copy(&mut data.take(size), &mut sink).map_err(|source| McapError::Io {
-            offset,
-            source,
-        })?;
+        let copied = io::copy(&mut data.take(size), &mut sink)
+            .map_err(|source| McapError::Io { offset, source })?;
         if copied != size {
             return Err(McapError::Usage(format!(
                 "attachment {name:?} promised {size} bytes but its reader gave {copied}"
@@ -818,7 +837,10 @@ impl<W: Write> Writer<W> {
             0
         };
         self.scratch.clear();
-        write_record(&Record::DataEnd(DataEnd { data_section_crc }), &mut self.scratch)?;
+        write_record(
+            &Record::DataEnd(DataEnd { data_section_crc }),
+            &mut self.scratch,
+        )?;
         write_all(&mut self.out, &self.scratch)?;
         self.out.reset_crc();
 
@@ -845,7 +867,12 @@ impl<W: Write> Writer<W> {
             group(op::SCHEMA, records, &mut summary)?;
         }
         if self.opts.repeat_channels {
-            let records = self.channels.values().cloned().map(Record::Channel).collect();
+            let records = self
+                .channels
+                .values()
+                .cloned()
+                .map(Record::Channel)
+                .collect();
             group(op::CHANNEL, records, &mut summary)?;
         }
         if self.opts.statistics {

@@ -18,7 +18,12 @@ fn errors(data: &[u8]) -> Vec<String> {
 
 #[test]
 fn valid_samples_have_no_problems() {
-    for name in ["demo-zstd.mcap", "demo-lz4.mcap", "demo-uncompressed.mcap", "demo-unchunked.mcap"] {
+    for name in [
+        "demo-zstd.mcap",
+        "demo-lz4.mcap",
+        "demo-uncompressed.mcap",
+        "demo-unchunked.mcap",
+    ] {
         let problems = check(&sample(name));
         assert!(problems.is_empty(), "{name}: {problems:#?}");
     }
@@ -28,7 +33,9 @@ fn valid_samples_have_no_problems() {
 fn fully_featured_conformance_files_have_no_errors() {
     for file in robolog_testkit::testdata::files_with_extension("mcap-conformance", ".mcap") {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let full = ["ch-", "chx", "mx", "rch", "rsh", "st"].iter().all(|f| name.contains(f));
+        let full = ["ch-", "chx", "mx", "rch", "rsh", "st"]
+            .iter()
+            .all(|f| name.contains(f));
         if full || !name.contains("-ch") {
             let data = std::fs::read(&file).unwrap();
             assert!(errors(&data).is_empty(), "{name}: {:#?}", errors(&data));
@@ -41,16 +48,34 @@ fn out_of_order_log_times_warn_or_fail_when_strict() {
     let data = sample("demo-out-of-order-zstd.mcap");
     let problems = check(&data);
     assert!(!problems.is_empty());
-    assert!(problems.iter().all(|p| p.severity == Severity::Warning), "{problems:#?}");
-    assert!(problems[0].message.contains("is less than the latest log time"), "{}", problems[0]);
-    let strict = check_with(&data, robolog_mcap::CheckOptions { strict_message_order: true });
+    assert!(
+        problems.iter().all(|p| p.severity == Severity::Warning),
+        "{problems:#?}"
+    );
+    assert!(
+        problems[0]
+            .message
+            .contains("is less than the latest log time"),
+        "{}",
+        problems[0]
+    );
+    let strict = check_with(
+        &data,
+        robolog_mcap::CheckOptions {
+            strict_message_order: true,
+        },
+    );
     assert!(strict.iter().any(|p| p.severity == Severity::Error));
 }
 
 #[test]
 fn truncated_file_reports_where_it_ends() {
     let e = errors(&sample("demo-zstd-truncated.mcap"));
-    assert!(e.iter().any(|m| m.contains("byte 23287") && m.contains("truncated")), "{e:#?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("byte 23287") && m.contains("truncated")),
+        "{e:#?}"
+    );
     assert!(e.iter().any(|m| m.contains("no DataEnd")), "{e:#?}");
     assert!(e.iter().any(|m| m.contains("no Footer")), "{e:#?}");
 }
@@ -66,24 +91,49 @@ fn damage_is_reported_at_its_offset() {
     data[chunk as usize + 300] ^= 1;
     let problems = check(&data);
     assert!(
-        problems.iter().any(|p| p.offset == chunk && p.message.contains("Chunk CRC mismatch")),
+        problems
+            .iter()
+            .any(|p| p.offset == chunk && p.message.contains("Chunk CRC mismatch")),
         "{problems:#?}"
     );
-    assert!(problems.iter().any(|p| p.message.contains("data section CRC mismatch")));
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.message.contains("data section CRC mismatch"))
+    );
 
     // A summary byte changed: summary CRC.
     let mut data = original.clone();
-    let stats_at = reader.summary().summary_offsets.iter().find(|s| s.group_opcode == 0x0B).unwrap().group_start;
+    let stats_at = reader
+        .summary()
+        .summary_offsets
+        .iter()
+        .find(|s| s.group_opcode == 0x0B)
+        .unwrap()
+        .group_start;
     data[stats_at as usize + 9] ^= 1; // message_count
     let e = errors(&data);
-    assert!(e.iter().any(|m| m.contains("summary CRC mismatch")), "{e:#?}");
-    assert!(e.iter().any(|m| m.contains("Statistics.message_count is 301")), "{e:#?}");
+    assert!(
+        e.iter().any(|m| m.contains("summary CRC mismatch")),
+        "{e:#?}"
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("Statistics.message_count is 301")),
+        "{e:#?}"
+    );
 }
 
 #[test]
 fn files_we_write_and_recover_are_clean() {
-    for compression in [robolog_mcap::Compression::None, robolog_mcap::Compression::Lz4, robolog_mcap::Compression::Zstd] {
-        let opts = WriteOptions::default().with_compression(compression).with_chunk_size(Some(2048));
+    for compression in [
+        robolog_mcap::Compression::None,
+        robolog_mcap::Compression::Lz4,
+        robolog_mcap::Compression::Zstd,
+    ] {
+        let opts = WriteOptions::default()
+            .with_compression(compression)
+            .with_chunk_size(Some(2048));
         let (out, _) = recover(&sample("demo-zstd.mcap"), Vec::new(), opts).unwrap();
         let problems = check(&out);
         assert!(problems.is_empty(), "{compression:?}: {problems:#?}");

@@ -138,16 +138,26 @@ fn indexed_json(data: Vec<u8>) -> Result<Value, String> {
         .map_err(|e| e.to_string())?;
     let summary = reader.summary();
     assert_eq!(summary.source, robolog_mcap::SummarySource::SummarySection);
-    let schemas: Vec<Value> = summary.schemas.values().map(|s| conformance::schema_json(s)).collect();
-    let channels: Vec<Value> =
-        summary.channels.values().map(|c| conformance::channel_json(c)).collect();
+    let schemas: Vec<Value> = summary
+        .schemas
+        .values()
+        .map(|s| conformance::schema_json(s))
+        .collect();
+    let channels: Vec<Value> = summary
+        .channels
+        .values()
+        .map(|c| conformance::channel_json(c))
+        .collect();
     let mut messages = Vec::new();
     for m in reader.messages().iter().map_err(|e| e.to_string())? {
         let m = m.map_err(|e| e.to_string())?;
         messages.push(conformance::message_json(&m.as_record()));
     }
-    let statistics: Vec<Value> =
-        summary.statistics.iter().map(conformance::statistics_json).collect();
+    let statistics: Vec<Value> = summary
+        .statistics
+        .iter()
+        .map(conformance::statistics_json)
+        .collect();
     Ok(serde_json::json!({
         "schemas": schemas, "channels": channels, "messages": messages, "statistics": statistics,
     }))
@@ -174,16 +184,28 @@ fn indexed_expected(want: &Value) -> Value {
         seen.into_values().collect::<Vec<_>>()
     };
     let log_time = |r: &Value| -> u64 {
-        r["fields"].as_array().unwrap().iter().find(|f| f[0] == "log_time").unwrap()[1]
+        r["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f[0] == "log_time")
+            .unwrap()[1]
             .as_str()
             .unwrap()
             .parse()
             .unwrap()
     };
-    let mut messages: Vec<Value> = records.iter().filter(|r| r["type"] == "Message").cloned().collect();
+    let mut messages: Vec<Value> = records
+        .iter()
+        .filter(|r| r["type"] == "Message")
+        .cloned()
+        .collect();
     messages.sort_by_key(|m| log_time(m));
-    let statistics: Vec<Value> =
-        records.iter().filter(|r| r["type"] == "Statistics").cloned().collect();
+    let statistics: Vec<Value> = records
+        .iter()
+        .filter(|r| r["type"] == "Statistics")
+        .cloned()
+        .collect();
     serde_json::json!({
         "schemas": first_by_id("Schema"), "channels": first_by_id("Channel"),
         "messages": messages, "statistics": statistics,
@@ -198,7 +220,11 @@ fn indexed_reader_passes_every_applicable_case() {
         let want = expected(&path);
         let features = conformance::features(&want);
         let has = |f: &str| features.iter().any(|x| x == f);
-        let has_message = want["records"].as_array().unwrap().iter().any(|r| r["type"] == "Message");
+        let has_message = want["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "Message");
         if !(has_message && has("ch") && has("chx") && has("rch") && has("rsh")) {
             continue;
         }
@@ -211,5 +237,10 @@ fn indexed_reader_passes_every_applicable_case() {
         }
     }
     assert_eq!(count, 32, "the suite has 32 indexed-reader cases");
-    assert!(failures.is_empty(), "{} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

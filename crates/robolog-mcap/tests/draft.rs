@@ -37,7 +37,13 @@ fn messages() -> Vec<DraftMessage> {
             let channel = if i % 2 == 0 { 0 } else { 7 };
             // record_time goes back every 4th message; publish_time differs from it.
             let record_time = 1000 + i * 10 - if i % 4 == 3 { 25 } else { 0 };
-            (channel, i as u32, record_time + 3, record_time, format!("m{i}").into_bytes())
+            (
+                channel,
+                i as u32,
+                record_time + 3,
+                record_time,
+                format!("m{i}").into_bytes(),
+            )
         })
         .collect()
 }
@@ -46,9 +52,15 @@ fn variants() -> Vec<(&'static str, Vec<u8>)> {
     let m = messages();
     vec![
         ("unchunked", draft_file(&CHANNELS, &m, None, 0)),
-        ("zstd", draft_file(&CHANNELS, &m, Some(Compression::Zstd), 16)),
+        (
+            "zstd",
+            draft_file(&CHANNELS, &m, Some(Compression::Zstd), 16),
+        ),
         ("lz4", draft_file(&CHANNELS, &m, Some(Compression::Lz4), 16)),
-        ("uncompressed chunks", draft_file(&CHANNELS, &m, Some(Compression::None), 16)),
+        (
+            "uncompressed chunks",
+            draft_file(&CHANNELS, &m, Some(Compression::None), 16),
+        ),
     ]
 }
 
@@ -66,7 +78,11 @@ fn check_records(name: &str, records: Vec<Record<'_>>) {
             _ => None,
         })
         .collect();
-    assert_eq!(metadata.len(), 1, "{name}: the header metadata becomes a Metadata record");
+    assert_eq!(
+        metadata.len(),
+        1,
+        "{name}: the header metadata becomes a Metadata record"
+    );
     assert_eq!(metadata[0].metadata["robot"], "r2");
     let schema = records
         .iter()
@@ -75,7 +91,10 @@ fn check_records(name: &str, records: Vec<Record<'_>>) {
             _ => None,
         })
         .unwrap();
-    assert_eq!((schema.id, &*schema.name, &*schema.encoding), (1, "std_msgs/String", "ros1msg"));
+    assert_eq!(
+        (schema.id, &*schema.name, &*schema.encoding),
+        (1, "std_msgs/String", "ros1msg")
+    );
     assert_eq!(&*schema.data, b"string data\n");
     let channels: Vec<_> = records
         .iter()
@@ -85,18 +104,35 @@ fn check_records(name: &str, records: Vec<Record<'_>>) {
         })
         .collect();
     let chatter = channels.iter().find(|c| c.id == 0).unwrap();
-    assert_eq!((chatter.schema_id, &*chatter.topic, &*chatter.message_encoding), (1, "/chatter", "ros1"));
+    assert_eq!(
+        (
+            chatter.schema_id,
+            &*chatter.topic,
+            &*chatter.message_encoding
+        ),
+        (1, "/chatter", "ros1")
+    );
     assert_eq!(chatter.metadata["callerid"], "/talker");
     let raw = channels.iter().find(|c| c.id == 7).unwrap();
     assert_eq!(raw.schema_id, 0, "{name}: no schema → schemaless channel");
     let got: Vec<DraftMessage> = records
         .iter()
         .filter_map(|r| match r {
-            Record::Message(m) => Some((m.channel_id, m.sequence, m.publish_time, m.log_time, m.data.to_vec())),
+            Record::Message(m) => Some((
+                m.channel_id,
+                m.sequence,
+                m.publish_time,
+                m.log_time,
+                m.data.to_vec(),
+            )),
             _ => None,
         })
         .collect();
-    assert_eq!(got, messages(), "{name}: record_time is the log time, publish_time kept");
+    assert_eq!(
+        got,
+        messages(),
+        "{name}: record_time is the log time, publish_time kept"
+    );
     let attachment = records
         .iter()
         .find_map(|r| match r {
@@ -104,14 +140,25 @@ fn check_records(name: &str, records: Vec<Record<'_>>) {
             _ => None,
         })
         .unwrap();
-    assert_eq!((&*attachment.name, &*attachment.media_type, attachment.log_time), ("notes.txt", "text/plain", 42));
+    assert_eq!(
+        (
+            &*attachment.name,
+            &*attachment.media_type,
+            attachment.log_time
+        ),
+        ("notes.txt", "text/plain", 42)
+    );
     assert_eq!(&*attachment.data, b"hello");
 }
 
 #[test]
 fn draft_files_are_detected_and_read_linearly() {
     for (name, data) in variants() {
-        assert_eq!(robolog_mcap::draft::detect(&data), Some(Layout::Draft), "{name}");
+        assert_eq!(
+            robolog_mcap::draft::detect(&data),
+            Some(Layout::Draft),
+            "{name}"
+        );
         let mut reader = LinearReader::new(Bytes::from(data.clone()));
         assert!(reader.is_draft());
         let mut records = Vec::new();
@@ -125,7 +172,10 @@ fn draft_files_are_detected_and_read_linearly() {
 #[test]
 fn streams_read_draft_files_when_told() {
     for (name, data) in variants() {
-        let mut reader = StreamReader::with_options(&data[..], ReadOptions::default().with_layout(Layout::Draft));
+        let mut reader = StreamReader::with_options(
+            &data[..],
+            ReadOptions::default().with_layout(Layout::Draft),
+        );
         let mut records: Vec<Record<'static>> = Vec::new();
         while let Some(r) = reader.next_record() {
             let r = r.unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -160,7 +210,12 @@ fn indexed_reader_opens_draft_files() {
         assert_eq!(reader.summary().channels.len(), 2, "{name}");
         let mut want = messages();
         want.sort_by_key(|m| m.3);
-        let got: Vec<u64> = reader.messages().iter().unwrap().map(|m| m.unwrap().log_time).collect();
+        let got: Vec<u64> = reader
+            .messages()
+            .iter()
+            .unwrap()
+            .map(|m| m.unwrap().log_time)
+            .collect();
         assert_eq!(got, want.iter().map(|m| m.3).collect::<Vec<_>>(), "{name}");
         let chatter: Vec<u32> = reader
             .messages()
@@ -196,8 +251,10 @@ fn draft_files_convert_to_valid_ratified_files() {
         // Valid; the only remarks are the deliberately out-of-order log times.
         let problems = check(&out);
         assert!(
-            problems.iter().all(|p| p.severity == robolog_mcap::Severity::Warning
-                && p.message.contains("is less than the latest log time")),
+            problems
+                .iter()
+                .all(|p| p.severity == robolog_mcap::Severity::Warning
+                    && p.message.contains("is less than the latest log time")),
             "{name}: {problems:#?}"
         );
         let reader = McapReader::open(Bytes::from(out)).unwrap();

@@ -28,8 +28,12 @@ fn read_back(out: Vec<u8>) -> McapReader {
 
 #[test]
 fn truncated_sample_recovers_every_complete_message_attachment_and_metadata() {
-    let (out, report) =
-        recover(&sample("demo-zstd-truncated.mcap"), Vec::new(), WriteOptions::default()).unwrap();
+    let (out, report) = recover(
+        &sample("demo-zstd-truncated.mcap"),
+        Vec::new(),
+        WriteOptions::default(),
+    )
+    .unwrap();
     assert!(report.messages_recovered >= 187, "{report:?}");
     assert_eq!(report.attachments_recovered, 1);
     assert_eq!(report.metadata_recovered, 1);
@@ -37,7 +41,11 @@ fn truncated_sample_recovers_every_complete_message_attachment_and_metadata() {
     assert!(!report.is_lossless());
     assert_eq!(report.chunks_recovered, 6);
     assert_eq!(report.chunks_partial, 1);
-    assert!(report.damage.iter().any(|d| d.offset == 23287), "{:?}", report.damage);
+    assert!(
+        report.damage.iter().any(|d| d.offset == 23287),
+        "{:?}",
+        report.damage
+    );
 
     let reader = read_back(out);
     let stats = reader.summary().statistics.clone().unwrap();
@@ -76,7 +84,12 @@ fn intact_files_recover_losslessly() {
 /// Offsets of the top-level chunks of a file.
 fn chunk_offsets(data: &[u8]) -> Vec<u64> {
     let reader = McapReader::open(Bytes::from(data.to_vec())).unwrap();
-    reader.summary().chunk_indexes.iter().map(|c| c.chunk_start_offset).collect()
+    reader
+        .summary()
+        .chunk_indexes
+        .iter()
+        .map(|c| c.chunk_start_offset)
+        .collect()
 }
 
 #[test]
@@ -84,7 +97,11 @@ fn a_corrupt_chunk_loses_only_its_own_messages() {
     let mut data = sample("demo-zstd.mcap");
     let chunks = chunk_offsets(&data);
     // Messages of the fourth chunk: those read while the reader stands at the chunk's end.
-    let index = McapReader::open(Bytes::from(data.clone())).unwrap().summary().chunk_indexes[3].clone();
+    let index = McapReader::open(Bytes::from(data.clone()))
+        .unwrap()
+        .summary()
+        .chunk_indexes[3]
+        .clone();
     let chunk_end = index.chunk_start_offset + index.chunk_length;
     let mut linear = LinearReader::new(Bytes::from(data.clone()));
     let mut in_fourth = 0u64;
@@ -101,16 +118,30 @@ fn a_corrupt_chunk_loses_only_its_own_messages() {
     }
     let (out, report) = recover(&data, Vec::new(), WriteOptions::default()).unwrap();
     assert!(!report.is_lossless());
-    assert!(report.damage.iter().any(|d| d.offset == chunks[3]), "{:?}", report.damage);
+    assert!(
+        report.damage.iter().any(|d| d.offset == chunks[3]),
+        "{:?}",
+        report.damage
+    );
     // Nine chunks are intact; what the fourth still yields may be kept (flagged), the rest of
     // its messages are counted from its message index.
     assert_eq!(report.chunks_recovered, 9, "{report:?}");
-    assert_eq!(report.chunks_unverified + report.chunks_partial + report.chunks_lost, 1);
-    assert_eq!(report.messages_recovered + report.messages_lost, 300, "{report:?}");
+    assert_eq!(
+        report.chunks_unverified + report.chunks_partial + report.chunks_lost,
+        1
+    );
+    assert_eq!(
+        report.messages_recovered + report.messages_lost,
+        300,
+        "{report:?}"
+    );
     assert!(report.messages_unverified <= in_fourth, "{report:?}");
     assert!(report.messages_recovered >= 300 - in_fourth, "{report:?}");
     let reader = read_back(out);
-    assert_eq!(reader.messages().iter().unwrap().count() as u64, report.messages_recovered);
+    assert_eq!(
+        reader.messages().iter().unwrap().count() as u64,
+        report.messages_recovered
+    );
 }
 
 #[test]
@@ -126,7 +157,10 @@ fn a_corrupt_chunk_length_is_skipped_and_reading_resumes() {
     assert_eq!(report.attachments_recovered, 1);
     assert_eq!(report.metadata_recovered, 1);
     let reader = read_back(out);
-    assert_eq!(reader.messages().iter().unwrap().count() as u64, report.messages_recovered);
+    assert_eq!(
+        reader.messages().iter().unwrap().count() as u64,
+        report.messages_recovered
+    );
 }
 
 /// The number of messages a streaming read returns before its first error.

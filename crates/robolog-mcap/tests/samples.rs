@@ -31,8 +31,10 @@ fn expected_message(i: u64, out_of_order: bool) -> (u16, u32, u64, u64) {
 fn linear_reads_every_sample_exactly() {
     for name in FULL {
         for threads in [0, 2] {
-            let mut reader =
-                LinearReader::with_options(load(name), ReadOptions::default().with_threads(threads));
+            let mut reader = LinearReader::with_options(
+                load(name),
+                ReadOptions::default().with_threads(threads),
+            );
             let (mut schemas, mut channels, mut attachments, mut metadata) = (0, 0, 0, 0);
             let mut messages = Vec::new();
             let mut footer = false;
@@ -75,7 +77,10 @@ fn linear_reads_every_sample_exactly() {
             assert_eq!(messages.len(), 300, "{name}");
             assert_eq!((attachments, metadata), (1, 1), "{name}");
             // Schemas and channels: once per chunk that uses them, plus the summary copies.
-            assert!(schemas >= 4 && channels >= 6, "{name}: {schemas} schemas, {channels} channels");
+            assert!(
+                schemas >= 4 && channels >= 6,
+                "{name}: {schemas} schemas, {channels} channels"
+            );
             assert!(footer, "{name}");
         }
     }
@@ -89,7 +94,10 @@ fn indexed_reads_every_sample_in_log_time_order() {
         assert_eq!(summary.schemas.len(), 2, "{name}");
         assert_eq!(summary.channels.len(), 3, "{name}");
         assert_eq!(summary.channels[&2].topic, "/chatter");
-        assert_eq!(summary.channels[&2].metadata["md5sum"], "992ce8a1687cec8c8bd883ec73ca41d1");
+        assert_eq!(
+            summary.channels[&2].metadata["md5sum"],
+            "992ce8a1687cec8c8bd883ec73ca41d1"
+        );
         assert_eq!(summary.schema_of(2).unwrap().name, "std_msgs/String");
         assert!(summary.schema_of(3).is_none(), "/blob is schemaless");
         let stats = summary.statistics.as_ref().unwrap();
@@ -135,7 +143,11 @@ fn indexed_reads_every_sample_in_log_time_order() {
             .unwrap()
             .map(|m| m.unwrap().sequence)
             .collect();
-        assert_eq!(file, (0..300u32).map(|i| i / 3).collect::<Vec<_>>(), "{name} file order");
+        assert_eq!(
+            file,
+            (0..300u32).map(|i| i / 3).collect::<Vec<_>>(),
+            "{name} file order"
+        );
 
         // One topic, over a time range: the /chatter messages i = 1, 4, 7, ... with
         // T0 + 1 s <= t < T0 + 2 s, which are i in 100..200.
@@ -200,7 +212,8 @@ fn streaming_reader_over_read_matches_the_linear_reader() {
     for name in FULL {
         let data = load(name);
         let mut stream = robolog_mcap::StreamReader::new(&data[..]);
-        let mut linear = LinearReader::with_options(data.clone(), ReadOptions::default().with_threads(0));
+        let mut linear =
+            LinearReader::with_options(data.clone(), ReadOptions::default().with_threads(0));
         loop {
             match (stream.next_record(), linear.next_record()) {
                 (None, None) => break,

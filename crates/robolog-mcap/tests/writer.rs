@@ -12,9 +12,15 @@ use robolog_mcap::{
 
 fn write(opts: WriteOptions) -> Vec<u8> {
     let mut w = Writer::new(Vec::new(), opts).unwrap();
-    let schema = w.register_schema("pkg/Msg", "ros1msg", b"int32 x\n").unwrap();
-    let a = w.register_channel("/a", "ros1", schema, BTreeMap::new()).unwrap();
-    let b = w.register_channel("/b", "json", 0, BTreeMap::new()).unwrap();
+    let schema = w
+        .register_schema("pkg/Msg", "ros1msg", b"int32 x\n")
+        .unwrap();
+    let a = w
+        .register_channel("/a", "ros1", schema, BTreeMap::new())
+        .unwrap();
+    let b = w
+        .register_channel("/b", "json", 0, BTreeMap::new())
+        .unwrap();
     for i in 0..3000u64 {
         let data: Vec<u8> = (0..(i % 300)).map(|j| (i + j) as u8).collect();
         w.write_message(&Message {
@@ -43,11 +49,26 @@ fn sequences(file: &[u8]) -> Vec<u32> {
 #[test]
 fn compression_threads_do_not_change_the_output() {
     for compression in [Compression::Zstd, Compression::Lz4] {
-        let base = WriteOptions::default().with_compression(compression).with_chunk_size(Some(8 * 1024));
-        let inline = write(WriteOptions { compression_threads: 0, ..base.clone() });
-        let threaded = write(WriteOptions { compression_threads: 3, ..base });
+        let base = WriteOptions::default()
+            .with_compression(compression)
+            .with_chunk_size(Some(8 * 1024));
+        let inline = write(WriteOptions {
+            compression_threads: 0,
+            ..base.clone()
+        });
+        let threaded = write(WriteOptions {
+            compression_threads: 3,
+            ..base
+        });
         assert_eq!(inline, threaded, "{compression:?}");
-        assert!(McapReader::open(Bytes::from(inline)).unwrap().summary().chunk_indexes.len() > 10);
+        assert!(
+            McapReader::open(Bytes::from(inline))
+                .unwrap()
+                .summary()
+                .chunk_indexes
+                .len()
+                > 10
+        );
     }
 }
 
@@ -58,19 +79,58 @@ fn every_layout_switch_gives_a_valid_file() {
     let variants: Vec<(&str, WriteOptions)> = vec![
         ("default", base.clone()),
         ("unchunked", base.clone().with_chunk_size(None)),
-        ("no message indexes", WriteOptions { message_indexes: false, ..base.clone() }),
-        ("no chunk indexes", WriteOptions { chunk_indexes: false, ..base.clone() }),
-        ("no statistics", WriteOptions { statistics: false, ..base.clone() }),
-        ("no summary offsets", WriteOptions { summary_offsets: false, ..base.clone() }),
-        ("no crcs", WriteOptions { crcs: false, ..base.clone() }),
-        ("zstd level 19", WriteOptions { compression_level: Some(19), ..base.clone() }),
+        (
+            "no message indexes",
+            WriteOptions {
+                message_indexes: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no chunk indexes",
+            WriteOptions {
+                chunk_indexes: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no statistics",
+            WriteOptions {
+                statistics: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no summary offsets",
+            WriteOptions {
+                summary_offsets: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no crcs",
+            WriteOptions {
+                crcs: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "zstd level 19",
+            WriteOptions {
+                compression_level: Some(19),
+                ..base.clone()
+            },
+        ),
         ("lz4", base.clone().with_compression(Compression::Lz4)),
         ("none", base.clone().with_compression(Compression::None)),
     ];
     for (name, opts) in variants {
         let file = write(opts);
         assert_eq!(sequences(&file), all, "{name}");
-        let errors: Vec<_> = check(&file).into_iter().filter(|p| p.severity == Severity::Error).collect();
+        let errors: Vec<_> = check(&file)
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .collect();
         assert!(errors.is_empty(), "{name}: {errors:#?}");
         let reader = McapReader::open(Bytes::from(file)).unwrap();
         let mut by_time: Vec<u32> = reader
@@ -111,10 +171,19 @@ fn summary_is_exactly_what_was_asked_for() {
 fn misuse_is_an_error_not_a_panic() {
     let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
     let err = w
-        .write_message(&Message { channel_id: 9, sequence: 0, log_time: 0, publish_time: 0, data: b"" })
+        .write_message(&Message {
+            channel_id: 9,
+            sequence: 0,
+            log_time: 0,
+            publish_time: 0,
+            data: b"",
+        })
         .unwrap_err();
     assert!(err.to_string().contains("unknown channel 9"), "{err}");
-    assert!(w.register_channel("/x", "json", 5, BTreeMap::new()).is_err());
+    assert!(
+        w.register_channel("/x", "json", 5, BTreeMap::new())
+            .is_err()
+    );
     assert!(w.write_private_record(0x20, b"").is_err());
     w.write_private_record(0x80, b"mine").unwrap();
     let file = w.finish().unwrap();

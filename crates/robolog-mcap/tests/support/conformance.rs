@@ -6,9 +6,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use robolog_mcap::{
-    Attachment, Channel, Header, Message, Metadata, Record, Schema, WriteOptions,
-};
+use robolog_mcap::{Attachment, Channel, Header, Message, Metadata, Record, Schema, WriteOptions};
 use serde_json::{Value, json};
 
 fn int(v: impl ToString) -> Value {
@@ -16,7 +14,7 @@ fn int(v: impl ToString) -> Value {
 }
 
 fn bytes(data: &[u8]) -> Value {
-    Value::Array(data.iter().map(|b| int(b)).collect())
+    Value::Array(data.iter().map(int).collect())
 }
 
 fn string_map<'a>(map: impl IntoIterator<Item = (&'a Cow<'a, str>, &'a Cow<'a, str>)>) -> Value {
@@ -45,10 +43,7 @@ pub(crate) fn record_json(r: &Record<'_>) -> Option<Value> {
     Some(match r {
         Record::Header(h) => record(
             "Header",
-            vec![
-                ("library", json!(h.library)),
-                ("profile", json!(h.profile)),
-            ],
+            vec![("library", json!(h.library)), ("profile", json!(h.profile))],
         ),
         Record::Footer(f) => record(
             "Footer",
@@ -121,7 +116,10 @@ pub(crate) fn record_json(r: &Record<'_>) -> Option<Value> {
                 ("group_start", int(s.group_start)),
             ],
         ),
-        Record::DataEnd(d) => record("DataEnd", vec![("data_section_crc", int(d.data_section_crc))]),
+        Record::DataEnd(d) => record(
+            "DataEnd",
+            vec![("data_section_crc", int(d.data_section_crc))],
+        ),
         Record::Chunk(_) | Record::MessageIndex(_) | Record::Unknown { .. } => return None,
     })
 }
@@ -185,7 +183,11 @@ pub(crate) fn statistics_json(s: &robolog_mcap::Statistics) -> Value {
 pub(crate) fn features(expected: &Value) -> Vec<String> {
     expected["meta"]["variant"]["features"]
         .as_array()
-        .map(|a| a.iter().filter_map(|f| f.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -226,7 +228,11 @@ fn num<T: std::str::FromStr>(f: &BTreeMap<String, Value>, name: &str) -> T
 where
     T::Err: std::fmt::Debug,
 {
-    f[name].as_str().expect("integer string").parse().expect("integer")
+    f[name]
+        .as_str()
+        .expect("integer string")
+        .parse()
+        .expect("integer")
 }
 
 fn text(f: &BTreeMap<String, Value>, name: &str) -> String {
@@ -247,7 +253,12 @@ fn map(f: &BTreeMap<String, Value>, name: &str) -> BTreeMap<Cow<'static, str>, C
         .as_object()
         .expect("map")
         .iter()
-        .map(|(k, v)| (Cow::Owned(k.clone()), Cow::Owned(v.as_str().expect("value").to_owned())))
+        .map(|(k, v)| {
+            (
+                Cow::Owned(k.clone()),
+                Cow::Owned(v.as_str().expect("value").to_owned()),
+            )
+        })
         .collect()
 }
 
@@ -255,10 +266,7 @@ fn map(f: &BTreeMap<String, Value>, name: &str) -> BTreeMap<Cow<'static, str>, C
 pub(crate) fn write_from_json(expected: &Value) -> Vec<u8> {
     let opts = writer_options(&features(expected));
     let records = expected["records"].as_array().expect("records");
-    let header = records
-        .iter()
-        .find(|r| r["type"] == "Header")
-        .map(|r| fields(r));
+    let header = records.iter().find(|r| r["type"] == "Header").map(fields);
     let mut opts = opts;
     if let Some(h) = header {
         opts.profile = text(&h, "profile");

@@ -97,13 +97,19 @@ pub(crate) fn draft_file(
                         record(&mut records, 0x03, &channel_info(c));
                     }
                 }
-                let mut index: std::collections::BTreeMap<u16, Vec<(u64, u64)>> = Default::default();
+                let mut index: std::collections::BTreeMap<u16, Vec<(u64, u64)>> =
+                    Default::default();
                 for m in group {
-                    index.entry(m.0).or_default().push((m.3, records.len() as u64));
+                    index
+                        .entry(m.0)
+                        .or_default()
+                        .push((m.3, records.len() as u64));
                     record(&mut records, 0x04, &message(m));
                 }
                 let mut compressed = Vec::new();
-                Compressor::new(codec).compress(&records, &mut compressed).unwrap();
+                Compressor::new(codec)
+                    .compress(&records, &mut compressed)
+                    .unwrap();
                 let name = match codec {
                     Compression::None => "",
                     Compression::Lz4 => "lz4",
