@@ -15,7 +15,23 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcap::sans_io::indexed_reader::{
     IndexedReadEvent, IndexedReader, IndexedReaderOptions, ReadOrder,
 };
-use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, Message, WriteOptions, Writer};
+use robolog_mcap::{
+    Bytes, Compression, LinearReader, McapReader, Message, ReadOptions, WriteOptions, Writer,
+};
+
+/// Our reader's configurations: the default (CRCs checked, one decoding thread per core), on the
+/// reading thread only, and without chunk CRC checks (what the `mcap` crate's indexed reader
+/// does).
+fn configurations() -> [(&'static str, ReadOptions); 3] {
+    [
+        ("robolog", ReadOptions::default()),
+        ("robolog-1thread", ReadOptions::default().with_threads(0)),
+        (
+            "robolog-nocrc",
+            ReadOptions::default().with_crc_checks(false),
+        ),
+    ]
+}
 
 /// A recording: (channel index, log time, payload range in `payloads`).
 struct Dataset {
@@ -225,20 +241,22 @@ fn benches(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(want));
     for (name, file) in &files {
         let bytes = Bytes::from(file.clone());
-        g.bench_function(format!("robolog/{name}"), |b| {
-            b.iter(|| {
-                let reader = McapReader::open(bytes.clone()).unwrap();
-                let total: u64 = reader
-                    .messages()
-                    .topics(["/imu"])
-                    .time_range(start, end)
-                    .iter()
-                    .unwrap()
-                    .map(|m| m.unwrap().data.len() as u64)
-                    .sum();
-                assert_eq!(total, want);
-            })
-        });
+        for (label, opts) in configurations() {
+            g.bench_function(format!("{label}/{name}"), |b| {
+                b.iter(|| {
+                    let reader = McapReader::with_options(bytes.clone(), opts.clone()).unwrap();
+                    let total: u64 = reader
+                        .messages()
+                        .topics(["/imu"])
+                        .time_range(start, end)
+                        .iter()
+                        .unwrap()
+                        .map(|m| m.unwrap().data.len() as u64)
+                        .sum();
+                    assert_eq!(total, want);
+                })
+            });
+        }
         g.bench_function(format!("mcap/{name}"), |b| {
             b.iter(|| {
                 let options = IndexedReaderOptions::new()
