@@ -189,3 +189,56 @@ fn misuse_is_an_error_not_a_panic() {
     let file = w.finish().unwrap();
     assert!(check(&file).iter().all(|p| p.severity == Severity::Warning));
 }
+
+#[test]
+fn parallel_and_inline_decoding_agree_on_a_large_file() {
+    // Large enough (24 MB in 256 KiB chunks, overlapping in time) for queries to use threads.
+    let opts = WriteOptions::default().with_chunk_size(Some(256 * 1024));
+    let mut w = Writer::new(Vec::new(), opts).unwrap();
+    let a = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
+    let b = w.register_channel("/b", "raw", 0, BTreeMap::new()).unwrap();
+    let mut data = vec![0u8; 8 * 1024];
+    for i in 0..3000u64 {
+        data[..8].copy_from_slice(&i.to_le_bytes());
+        w.write_message(&Message {
+            channel_id: if i % 3 == 0 { b } else { a },
+            sequence: i as u32,
+            log_time: i * 100 - if i % 5 == 1 && i > 500 { 40_000 } else { 0 },
+            publish_time: i,
+            data: &data,
+        })
+        .unwrap();
+    }
+    let file = Bytes::from(w.finish().unwrap());
+    let read = |threads: usize, order: Order, topic: Option<&str>| -> Vec<(u64, u32)> {
+        let opts = robolog_mcap::ReadOptions::default().with_threads(threads);
+        let reader = McapReader::with_options(file.clone(), opts).unwrap();
+        let mut query = reader.messages().order(order);
+        if let Some(topic) = topic {
+            query = query.topics([topic]);
+        }
+        query
+            .iter()
+            .unwrap()
+            .map(|m| {
+                let m = m.unwrap();
+                assert_eq!(&m.data[..8], &u64::from(m.sequence).to_le_bytes());
+                (m.log_time, m.sequence)
+            })
+            .collect()
+    };
+    for order in [Order::LogTime, Order::ReverseLogTime, Order::File] {
+        for topic in [None, Some("/b")] {
+            let inline = read(0, order, topic);
+            let parallel = read(2, order, topic);
+            assert_eq!(inline, parallel, "{order:?} {topic:?}");
+            let expected_len = if topic.is_some() { 1000 } else { 3000 };
+            assert_eq!(inline.len(), expected_len);
+            match order {
+                Order::LogTime => assert!(inline.windows(2).all(|w| w[0] <= w[1])),
+                Order::ReverseLogTime => assert!(inline.windows(2).all(|w| w[0] >= w[1])),
+                Order::File => assert!(inline.windows(2).all(|w| w[0].1 < w[1].1)),
+            }
+        }
+    }
+}
