@@ -15,9 +15,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcap::sans_io::indexed_reader::{
     IndexedReadEvent, IndexedReader, IndexedReaderOptions, ReadOrder,
 };
-use robolog_mcap::{
-    Bytes, Compression, LinearReader, McapReader, Message, ReadOptions, WriteOptions, Writer,
-};
+use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, ReadOptions, WriteOptions};
 
 /// Our reader's configurations: the default (CRCs checked, one decoding thread per core), on the
 /// reading thread only, and without chunk CRC checks (what the `mcap` crate's indexed reader
@@ -33,82 +31,16 @@ fn configurations() -> [(&'static str, ReadOptions); 3] {
     ]
 }
 
-/// A recording: (channel index, log time, payload range in `payloads`).
-struct Dataset {
-    topics: [&'static str; 3],
-    messages: Vec<(usize, u64, std::ops::Range<usize>)>,
-    payloads: Vec<u8>,
-    payload_bytes: u64,
-}
+#[path = "dataset.rs"]
+mod dataset;
 
-/// 10 s of an IMU at 2 kHz (200 B), a camera at 40 Hz (64 KiB) and a lidar at 100 Hz (16 KiB):
-/// about 47 MB of payload, half-compressible bytes.
-fn dataset() -> Dataset {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut payloads = Vec::new();
-    let mut messages = Vec::new();
-    let specs = [
-        (0usize, 500_000u64, 200usize),
-        (1, 25_000_000, 65_536),
-        (2, 10_000_000, 16_384),
-    ];
-    let mut events = Vec::new();
-    for (channel, period, size) in specs {
-        let mut t = 0;
-        while t < 10_000_000_000u64 {
-            events.push((t, channel, size));
-            t += period;
-        }
-    }
-    events.sort();
-    for (t, channel, size) in events {
-        let start = payloads.len();
-        for i in 0..size {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let b = state as u8;
-            payloads.push(if i % 2 == 0 { b & 0x0F } else { (i / 64) as u8 });
-        }
-        messages.push((
-            channel,
-            1_700_000_000_000_000_000 + t,
-            start..payloads.len(),
-        ));
-    }
-    let payload_bytes = payloads.len() as u64;
-    Dataset {
-        topics: ["/imu", "/camera", "/lidar"],
-        messages,
-        payloads,
-        payload_bytes,
-    }
-}
+use dataset::{Dataset, dataset, write_ours};
 
-fn write_ours(d: &Dataset, opts: WriteOptions) -> Vec<u8> {
-    let mut w = Writer::new(Vec::with_capacity(d.payloads.len() + (1 << 20)), opts).unwrap();
-    let schema = w
-        .register_schema("bench.Blob", "jsonschema", b"{}")
-        .unwrap();
-    let channels: Vec<u16> = d
-        .topics
-        .iter()
-        .map(|t| {
-            w.register_channel(t, "cdr", schema, BTreeMap::new())
-                .unwrap()
-        })
-        .collect();
-    for (i, (channel, t, range)) in d.messages.iter().enumerate() {
-        w.write_message(&Message {
-            channel_id: channels[*channel],
-            sequence: i as u32,
-            log_time: *t,
-            publish_time: *t,
-            data: &d.payloads[range.clone()],
-        })
-        .unwrap();
-    }
-    w.finish().unwrap()
+/// Our writer with the `mcap` crate's chunk size (1 MiB), so that both write the same layout.
+fn same_chunks(compression: Compression) -> WriteOptions {
+    WriteOptions::default()
+        .with_compression(compression)
+        .with_chunk_size(Some(1 << 20))
 }
 
 fn write_theirs(d: &Dataset, compression: Option<mcap::Compression>) -> Vec<u8> {
@@ -167,12 +99,7 @@ fn benches(c: &mut Criterion) {
     let d = dataset();
     let files: Vec<(&str, Vec<u8>)> = [("zstd", Compression::Zstd), ("lz4", Compression::Lz4)]
         .into_iter()
-        .map(|(name, compression)| {
-            (
-                name,
-                write_ours(&d, WriteOptions::default().with_compression(compression)),
-            )
-        })
+        .map(|(name, compression)| (name, write_ours(&d, same_chunks(compression))))
         .collect();
     let t0 = 1_700_000_000_000_000_000u64;
 
@@ -277,12 +204,7 @@ fn benches(c: &mut Criterion) {
         ("zstd", Compression::Zstd, Some(mcap::Compression::Zstd)),
     ] {
         g.bench_function(format!("robolog/{name}"), |b| {
-            b.iter(|| {
-                black_box(write_ours(
-                    &d,
-                    WriteOptions::default().with_compression(ours),
-                ))
-            })
+            b.iter(|| black_box(write_ours(&d, same_chunks(ours))))
         });
         g.bench_function(format!("mcap/{name}"), |b| {
             b.iter(|| black_box(write_theirs(&d, theirs)))
