@@ -6,15 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::io::Cursor;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcap::sans_io::indexed_reader::{
-    IndexedReadEvent, IndexedReader, IndexedReaderOptions, ReadOrder,
-};
+use mcap::sans_io::indexed_reader::{IndexedReaderOptions, ReadOrder};
 use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, ReadOptions, WriteOptions};
 
 /// Our reader's configurations: the default (CRCs checked, one decoding thread per core), on the
@@ -34,65 +30,13 @@ fn configurations() -> [(&'static str, ReadOptions); 3] {
 #[path = "dataset.rs"]
 mod dataset;
 
-use dataset::{Dataset, dataset, write_ours};
+use dataset::{dataset, read_theirs_indexed, write_ours, write_theirs};
 
 /// Our writer with the `mcap` crate's chunk size (1 MiB), so that both write the same layout.
 fn same_chunks(compression: Compression) -> WriteOptions {
     WriteOptions::default()
         .with_compression(compression)
         .with_chunk_size(Some(1 << 20))
-}
-
-fn write_theirs(d: &Dataset, compression: Option<mcap::Compression>) -> Vec<u8> {
-    let mut w = mcap::WriteOptions::new()
-        .compression(compression)
-        .chunk_size(Some(1 << 20))
-        .create(Cursor::new(Vec::with_capacity(
-            d.payloads.len() + (1 << 20),
-        )))
-        .unwrap();
-    let schema = w.add_schema("bench.Blob", "jsonschema", b"{}").unwrap();
-    let channels: Vec<u16> = d
-        .topics
-        .iter()
-        .map(|t| w.add_channel(schema, t, "cdr", &BTreeMap::new()).unwrap())
-        .collect();
-    for (i, (channel, t, range)) in d.messages.iter().enumerate() {
-        w.write_to_known_channel(
-            &mcap::records::MessageHeader {
-                channel_id: channels[*channel],
-                sequence: i as u32,
-                log_time: *t,
-                publish_time: *t,
-            },
-            &d.payloads[range.clone()],
-        )
-        .unwrap();
-    }
-    w.finish().unwrap();
-    w.into_inner().into_inner()
-}
-
-fn read_theirs_indexed(file: &[u8], options: IndexedReaderOptions) -> u64 {
-    let summary = mcap::Summary::read(file).unwrap().unwrap();
-    let mut reader = IndexedReader::new_with_options(&summary, options).unwrap();
-    let mut total = 0u64;
-    while let Some(event) = reader.next_event() {
-        let request = match event.unwrap() {
-            IndexedReadEvent::ReadChunkRequest { offset, length } => Some((offset, length)),
-            IndexedReadEvent::Message { data, .. } => {
-                total += data.len() as u64;
-                None
-            }
-        };
-        if let Some((offset, length)) = request {
-            let start = offset as usize;
-            reader
-                .insert_chunk_record_data(offset, &file[start..start + length])
-                .unwrap();
-        }
-    }
-    total
 }
 
 fn benches(c: &mut Criterion) {
@@ -132,18 +76,20 @@ fn benches(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(d.payload_bytes));
     for (name, file) in &files {
         let bytes = Bytes::from(file.clone());
-        g.bench_function(format!("robolog/{name}"), |b| {
-            b.iter(|| {
-                let reader = McapReader::open(bytes.clone()).unwrap();
-                let total: u64 = reader
-                    .messages()
-                    .iter()
-                    .unwrap()
-                    .map(|m| m.unwrap().data.len() as u64)
-                    .sum();
-                assert_eq!(total, d.payload_bytes);
-            })
-        });
+        for (label, opts) in configurations() {
+            g.bench_function(format!("{label}/{name}"), |b| {
+                b.iter(|| {
+                    let reader = McapReader::with_options(bytes.clone(), opts.clone()).unwrap();
+                    let total: u64 = reader
+                        .messages()
+                        .iter()
+                        .unwrap()
+                        .map(|m| m.unwrap().data.len() as u64)
+                        .sum();
+                    assert_eq!(total, d.payload_bytes);
+                })
+            });
+        }
         g.bench_function(format!("mcap/{name}"), |b| {
             b.iter(|| {
                 let total = read_theirs_indexed(

@@ -4,6 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use std::io::Cursor;
+
+use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedReaderOptions};
 use robolog_mcap::{Message, WriteOptions, Writer};
 
 /// A recording: (channel index, log time, payload range in `payloads`).
@@ -82,4 +85,58 @@ pub(crate) fn write_ours(d: &Dataset, opts: WriteOptions) -> Vec<u8> {
         .unwrap();
     }
     w.finish().unwrap()
+}
+
+/// The same recording through the `mcap` crate's writer (1 MiB chunks, its defaults otherwise).
+pub(crate) fn write_theirs(d: &Dataset, compression: Option<mcap::Compression>) -> Vec<u8> {
+    let mut w = mcap::WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(1 << 20))
+        .create(Cursor::new(Vec::with_capacity(
+            d.payloads.len() + (1 << 20),
+        )))
+        .unwrap();
+    let schema = w.add_schema("bench.Blob", "jsonschema", b"{}").unwrap();
+    let channels: Vec<u16> = d
+        .topics
+        .iter()
+        .map(|t| w.add_channel(schema, t, "cdr", &BTreeMap::new()).unwrap())
+        .collect();
+    for (i, (channel, t, range)) in d.messages.iter().enumerate() {
+        w.write_to_known_channel(
+            &mcap::records::MessageHeader {
+                channel_id: channels[*channel],
+                sequence: i as u32,
+                log_time: *t,
+                publish_time: *t,
+            },
+            &d.payloads[range.clone()],
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    w.into_inner().into_inner()
+}
+
+/// All messages the `mcap` crate's indexed reader yields with `options`, as payload bytes.
+pub(crate) fn read_theirs_indexed(file: &[u8], options: IndexedReaderOptions) -> u64 {
+    let summary = mcap::Summary::read(file).unwrap().unwrap();
+    let mut reader = IndexedReader::new_with_options(&summary, options).unwrap();
+    let mut total = 0u64;
+    while let Some(event) = reader.next_event() {
+        let request = match event.unwrap() {
+            IndexedReadEvent::ReadChunkRequest { offset, length } => Some((offset, length)),
+            IndexedReadEvent::Message { data, .. } => {
+                total += data.len() as u64;
+                None
+            }
+        };
+        if let Some((offset, length)) = request {
+            let start = offset as usize;
+            reader
+                .insert_chunk_record_data(offset, &file[start..start + length])
+                .unwrap();
+        }
+    }
+    total
 }
