@@ -6,7 +6,7 @@ use std::fmt;
 
 use robolog_framing::{Decompressor, crc32};
 
-use crate::chunk::compression_from_name;
+use crate::chunk::{DEFAULT_CHUNK_LIMIT, compression_from_name, decompress_into};
 use crate::linear::frame_at;
 use crate::parse::{attachment_crc_span, parse_record};
 use crate::records::{
@@ -531,22 +531,21 @@ impl Doctor<'_> {
         else {
             return;
         };
-        let Some(compression) = compression_from_name(chunk.compression) else {
+        if compression_from_name(chunk.compression).is_none() {
             self.error(
                 offset,
                 format!("Chunk uses unsupported compression {:?}", chunk.compression),
             );
             return;
-        };
-        let Ok(size) = usize::try_from(chunk.uncompressed_size) else {
-            self.error(offset, "Chunk.uncompressed_size does not fit in memory");
-            return;
-        };
+        }
         let mut buffer = std::mem::take(&mut self.buffer);
-        if let Err(e) =
-            self.decompressor
-                .decompress(compression, chunk.records, size, size, &mut buffer)
-        {
+        if let Err(e) = decompress_into(
+            &chunk,
+            offset,
+            DEFAULT_CHUNK_LIMIT,
+            &mut self.decompressor,
+            &mut buffer,
+        ) {
             self.error(
                 offset,
                 format!("Chunk does not decompress to its uncompressed_size: {e}"),

@@ -45,6 +45,20 @@ fn size_of(chunk: &Chunk<'_>, offset: u64, limit: u64) -> Result<usize> {
     })
 }
 
+/// The largest output a codec can produce from `compressed` bytes: LZ4 expands at most 255
+/// times (plus a block), zstd at most about 32 768 times (an RLE block costs 4 bytes per
+/// 128 KiB). A declared size beyond it is a lie that must not size an allocation.
+fn plausible_size(compression: Compression, compressed: usize) -> u64 {
+    let compressed = compressed as u64;
+    match compression {
+        Compression::None => compressed,
+        Compression::Lz4 => compressed.saturating_mul(255).saturating_add(64 << 10),
+        Compression::Zstd | Compression::Bz2 => {
+            compressed.saturating_mul(32 << 10).saturating_add(1 << 20)
+        }
+    }
+}
+
 /// Checks the chunk CRC (when stored) against the uncompressed records.
 pub(crate) fn verify_chunk_crc(chunk: &Chunk<'_>, records: &[u8], offset: u64) -> Result<()> {
     if chunk.uncompressed_crc != 0 {
@@ -77,6 +91,17 @@ pub(crate) fn decompress_into(
         }
     })?;
     let size = size_of(chunk, offset, limit)?;
+    if size as u64 > plausible_size(compression, chunk.records.len()) {
+        return Err(McapError::invalid(
+            offset,
+            "Chunk",
+            format!(
+                "uncompressed_size {size} cannot come from {} bytes of {}",
+                chunk.records.len(),
+                compression.name()
+            ),
+        ));
+    }
     decompressor
         .decompress(compression, chunk.records, size, size, out)
         .map_err(|source| McapError::Codec { offset, source })

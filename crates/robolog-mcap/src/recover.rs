@@ -6,7 +6,7 @@ use std::path::Path;
 
 use robolog_framing::{AtomicFile, ByteReader, Bytes, Decompressor, crc32};
 
-use crate::chunk::{compression_from_name, verify_chunk_crc};
+use crate::chunk::{DEFAULT_CHUNK_LIMIT, compression_from_name, decompress_into, verify_chunk_crc};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::linear::{LinearReader, frame_at};
@@ -337,9 +337,13 @@ impl<W: Write> Recovery<'_, '_, W> {
             return Ok(());
         };
         let size = usize::try_from(chunk.uncompressed_size).unwrap_or(usize::MAX);
-        let full =
-            self.decompressor
-                .decompress(compression, chunk.records, size, size, &mut self.buffer);
+        let full = decompress_into(
+            &chunk,
+            offset,
+            DEFAULT_CHUNK_LIMIT,
+            &mut self.decompressor,
+            &mut self.buffer,
+        );
         let mut partial = false;
         if let Err(e) = full {
             // Keep whatever decodes before the damage.
