@@ -356,11 +356,15 @@ impl<'r> MessageQuery<'r> {
             cursors: Vec::new(),
             pool,
             retired: None,
+            cached: 0,
+            cache_limit: reader.opts.cache_bytes,
+            input: reader.data.clone(),
+            opts: reader.opts.clone(),
             failed: false,
         };
         if !loose.is_empty() {
             iter.push_cursor(Cursor {
-                data: reader.data.clone(),
+                data: Some(reader.data.clone()),
                 loose: true,
                 chunk_offset: 0,
                 msgs: loose,
@@ -590,8 +594,9 @@ fn bound_of(c: &ChunkIndex<'_>, order: Order) -> u64 {
 }
 
 struct Cursor {
-    data: Bytes,
-    /// Messages outside chunks, whose offsets are file offsets.
+    /// The decoded chunk, or `None` while evicted from the cache (decoded again when due).
+    data: Option<Bytes>,
+    /// Messages outside chunks, whose offsets are file offsets (their data is the input).
     loose: bool,
     chunk_offset: u64,
     msgs: Vec<MsgRef>,
@@ -637,8 +642,9 @@ type DecodedStream = Box<dyn Iterator<Item = Result<Decoded>> + Send>;
 ///
 /// Chunks are decoded a few ahead on worker threads. In time order a chunk is decoded only when
 /// the merge reaches its start time, and its buffer is released (and recycled) as soon as its
-/// last wanted message has been handed out, so memory is bounded by the chunks whose time ranges
-/// overlap the current time, not by the file.
+/// last wanted message has been handed out. When chunks overlap in time so much that the decoded
+/// ones exceed [`ReadOptions::cache_bytes`], the chunk needed last is dropped and decoded again
+/// when its turn comes: memory stays bounded by the cache, never by the file.
 pub struct MessageIter {
     order: Order,
     decoded: DecodedStream,
@@ -650,6 +656,12 @@ pub struct MessageIter {
     /// A finished chunk buffer, recycled on the next call, once the caller has (usually) dropped
     /// the last message that pointed into it.
     retired: Option<Bytes>,
+    /// Bytes of decoded chunks held, and the most allowed (at least one chunk is always kept).
+    cached: usize,
+    cache_limit: usize,
+    /// For decoding evicted chunks again.
+    input: Bytes,
+    opts: ReadOptions,
     failed: bool,
 }
 
@@ -695,8 +707,13 @@ impl MessageIter {
 
     fn push_cursor(&mut self, cursor: Cursor) {
         if cursor.msgs.is_empty() {
-            self.pool.give(cursor.data);
+            if let Some(data) = cursor.data {
+                self.pool.give(data);
+            }
             return;
+        }
+        if !cursor.loose {
+            self.cached += cursor.data.as_ref().map_or(0, Bytes::len);
         }
         let slot = match self.cursors.iter().position(Option::is_none) {
             Some(free) => {
@@ -711,6 +728,58 @@ impl MessageIter {
         if let Some(entry) = self.key(slot) {
             self.heap.push(entry);
         }
+        self.evict(None);
+    }
+
+    /// Keeps the decoded chunks within the cache limit: while over it, drops the buffer of the
+    /// chunk whose next message is due last (it is decoded again when its turn comes). `keep`
+    /// is the cursor about to be read.
+    fn evict(&mut self, keep: Option<usize>) {
+        while self.cached > self.cache_limit {
+            let victim = self
+                .cursors
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| {
+                    Some(*i) != keep && c.as_ref().is_some_and(|c| !c.loose && c.data.is_some())
+                })
+                .filter_map(|(i, _)| self.key(i))
+                .min()
+                .map(|entry| entry.key.cursor);
+            let Some(victim) = victim else { return };
+            if let Some(c) = self.cursors.get_mut(victim).and_then(Option::as_mut)
+                && let Some(data) = c.data.take()
+            {
+                self.cached -= data.len();
+                self.pool.give(data);
+            }
+        }
+    }
+
+    /// Decodes an evicted chunk again.
+    fn reload(&mut self, cursor: usize) -> Result<()> {
+        let Some(c) = self.cursors.get(cursor).and_then(Option::as_ref) else {
+            return Ok(());
+        };
+        if c.data.is_some() || c.loose {
+            return Ok(());
+        }
+        let at = c.chunk_offset;
+        let chunk = chunk_at(&self.input, at, false)?;
+        let data = decode_chunk(
+            &self.input,
+            &chunk,
+            at,
+            self.opts.record_limit,
+            self.opts.verify_chunk_crcs,
+            self.pool.take(),
+        )?;
+        self.cached += data.len();
+        if let Some(c) = self.cursors.get_mut(cursor).and_then(Option::as_mut) {
+            c.data = Some(data);
+        }
+        self.evict(Some(cursor));
+        Ok(())
     }
 
     /// Loads the next chunk in load order.
@@ -722,7 +791,7 @@ impl MessageIter {
         match self.decoded.next() {
             Some(Ok(decoded)) => {
                 self.push_cursor(Cursor {
-                    data: decoded.data,
+                    data: Some(decoded.data),
                     loose: false,
                     chunk_offset: decoded.index.chunk_start_offset,
                     msgs: decoded.msgs,
@@ -752,6 +821,9 @@ impl MessageIter {
     fn pop(&mut self) -> Option<Result<OwnedMessage>> {
         let entry = self.heap.pop()?;
         let cursor = entry.key.cursor;
+        if let Err(e) = self.reload(cursor) {
+            return Some(Err(e));
+        }
         let c = self.cursors.get_mut(cursor)?.as_mut()?;
         let m = *c.msgs.get(c.next)?;
         c.next += 1;
@@ -760,16 +832,21 @@ impl MessageIter {
             sequence: m.sequence,
             log_time: m.log_time,
             publish_time: m.publish_time,
-            data: c.data.slice(m.data_start..m.data_end),
+            data: c.data.as_ref()?.slice(m.data_start..m.data_end),
         };
         if c.next < c.msgs.len() {
             if let Some(next) = self.key(cursor) {
                 self.heap.push(next);
             }
         } else if let Some(done) = self.cursors[cursor].take()
-            && let Some(old) = self.retired.replace(done.data)
+            && let Some(data) = done.data
         {
-            self.pool.give(old);
+            if !done.loose {
+                self.cached -= data.len();
+            }
+            if let Some(old) = self.retired.replace(data) {
+                self.pool.give(old);
+            }
         }
         Some(Ok(message))
     }
@@ -830,6 +907,10 @@ fn draft_iter(reader: &McapReader, filter: Filter, order: Order) -> MessageIter 
         cursors: Vec::new(),
         pool: BufferPool::default(),
         retired: None,
+        cached: 0,
+        cache_limit: usize::MAX,
+        input: Bytes::new(),
+        opts: reader.opts.clone(),
         failed: false,
     }
     .with_draft(stream)
@@ -847,15 +928,15 @@ impl MessageIter {
             let Ok(m) = m else { continue };
             let len = m.data.len();
             self.push_cursor(Cursor {
-                data: m.data.clone(),
-                loose: false,
+                data: Some(m.data.clone()),
+                loose: true,
                 chunk_offset: i as u64 + 1,
                 msgs: vec![MsgRef {
                     log_time: m.log_time,
                     publish_time: m.publish_time,
                     sequence: m.sequence,
                     channel_id: m.channel_id,
-                    offset: 0,
+                    offset: i as u64,
                     data_start: 0,
                     data_end: len,
                 }],

@@ -31,6 +31,10 @@ pub struct ReadOptions {
     pub record_limit: u64,
     /// Worker threads decompressing upcoming chunks; 0 decodes on the reading thread.
     pub threads: usize,
+    /// The most bytes of decoded chunks an indexed time-ordered read keeps at once (default
+    /// 128 MiB). Files whose chunks overlap in time need several at once; beyond this, chunks are
+    /// dropped and decoded again when due (slower, but memory stays bounded).
+    pub cache_bytes: usize,
     /// Which layout to read.
     pub layout: Layout,
 }
@@ -44,6 +48,7 @@ impl Default for ReadOptions {
             verify_attachment_crcs: true,
             record_limit: DEFAULT_CHUNK_LIMIT,
             threads: robolog_framing::default_threads(),
+            cache_bytes: 128 << 20,
             layout: Layout::Auto,
         }
     }

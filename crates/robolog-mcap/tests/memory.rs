@@ -18,6 +18,9 @@ use robolog_mcap::{
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
+/// The heap profile is process-wide: the tests of this file take turns.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const CHUNK: u64 = 1 << 20;
 const MESSAGES: u64 = 3000;
 const SIZE: usize = 16 * 1024;
@@ -60,6 +63,7 @@ fn peak(f: impl FnOnce()) -> usize {
 
 #[test]
 fn peak_memory_is_bounded_by_the_chunk_size() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let bound = 16 * CHUNK as usize;
     for compression in [Compression::Zstd, Compression::Lz4] {
         let file = Bytes::from(write_to(Vec::new(), compression));
@@ -115,5 +119,58 @@ fn peak_memory_is_bounded_by_the_chunk_size() {
                 "{compression:?} {what}: peak {bytes} bytes for a {total}-byte file (bound {bound})"
             );
         }
+    }
+}
+
+#[test]
+fn chunks_overlapping_in_time_stay_within_the_cache() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Every chunk spans the whole recording: a time-ordered read needs all of them at once,
+    // which the cache refuses; evicted chunks are decoded again when due.
+    let opts = WriteOptions::default().with_chunk_size(Some(256 * 1024));
+    let mut w = Writer::new(Vec::new(), opts).unwrap();
+    let channel = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
+    let mut data = vec![7u8; SIZE];
+    let n = 2000u64;
+    for i in 0..n {
+        let t = (i * 7919) % n;
+        data[..8].copy_from_slice(&t.to_le_bytes());
+        w.write_message(&Message {
+            channel_id: channel,
+            sequence: i as u32,
+            log_time: t,
+            publish_time: t,
+            data: &data,
+        })
+        .unwrap();
+    }
+    let file = Bytes::from(w.finish().unwrap());
+    let total = n as usize * SIZE;
+    for order in [Order::LogTime, Order::ReverseLogTime] {
+        let bytes = peak(|| {
+            let opts = robolog_mcap::ReadOptions {
+                cache_bytes: 2 << 20,
+                ..robolog_mcap::ReadOptions::default()
+            };
+            let reader = McapReader::with_options(file.clone(), opts).unwrap();
+            let mut times = Vec::new();
+            for m in reader.messages().order(order).iter().unwrap() {
+                let m = m.unwrap();
+                assert_eq!(&m.data[..8], &m.log_time.to_le_bytes());
+                times.push(m.log_time);
+            }
+            let mut want: Vec<u64> = (0..n).collect();
+            if order == Order::ReverseLogTime {
+                want.reverse();
+            }
+            assert_eq!(times, want);
+        });
+        eprintln!(
+            "{order:?} over overlapping chunks: peak heap {bytes} bytes for a {total}-byte file"
+        );
+        assert!(
+            bytes < 8 << 20,
+            "{order:?}: peak {bytes} bytes for a {total}-byte file"
+        );
     }
 }
