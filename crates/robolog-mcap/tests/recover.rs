@@ -230,3 +230,41 @@ fn truncation_sweep() {
         });
     }
 }
+
+#[test]
+fn complete_messages_of_a_partly_written_chunk_are_saved() {
+    // An uncompressed chunk cut in the middle: its first records are complete on disk.
+    let full = sample("demo-uncompressed.mcap");
+    let reader = McapReader::open(Bytes::from(full.clone())).unwrap();
+    let chunk = reader.summary().chunk_indexes[6].clone();
+    let cut = (chunk.chunk_start_offset + chunk.chunk_length / 2) as usize;
+    let prefix = &full[..cut];
+    let (streamed, error) = streamed_messages(prefix);
+    assert!(error.unwrap().is_truncation());
+
+    let (out, report) = recover(prefix, Vec::new(), WriteOptions::default()).unwrap();
+    assert!(report.truncated);
+    assert_eq!(report.chunks_partial, 1, "{report:?}");
+    assert!(
+        report.messages_recovered > streamed,
+        "the cut chunk gave nothing: {} <= {streamed}",
+        report.messages_recovered
+    );
+    // What was saved is exactly the beginning of the original, message for message.
+    let original: Vec<_> = reader
+        .messages()
+        .order(robolog_mcap::Order::File)
+        .iter()
+        .unwrap()
+        .map(|m| m.unwrap())
+        .collect();
+    let recovered: Vec<_> = read_back(out)
+        .messages()
+        .order(robolog_mcap::Order::File)
+        .iter()
+        .unwrap()
+        .map(|m| m.unwrap())
+        .collect();
+    assert_eq!(recovered.len() as u64, report.messages_recovered);
+    assert_eq!(recovered[..], original[..recovered.len()]);
+}
