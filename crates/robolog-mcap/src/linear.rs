@@ -8,7 +8,7 @@ use crate::decode::{BufferPool, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
-use crate::parse::{message_fast, parse_record};
+use crate::parse::{message_fast, parse_record, verify_attachment_crc};
 use crate::records::{FOOTER_RECORD_LEN, MAGIC, Record, op, record_name};
 
 /// Where the next record sits.
@@ -240,6 +240,14 @@ impl LinearReader {
                                 return Some(Err(e));
                             }
                             continue;
+                        }
+                        o if o == u16::from(op::ATTACHMENT)
+                            && !self.draft
+                            && self.opts.verify_attachment_crcs =>
+                        {
+                            if let Err(e) = verify_attachment_crc(&self.data[start..end], offset) {
+                                return Some(Err(e));
+                            }
                         }
                         o if o == data_end_op => {
                             self.data_end_end = Some(end);

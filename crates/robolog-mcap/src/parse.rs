@@ -320,6 +320,25 @@ fn attachment<'a>(r: &mut ByteReader<'a>) -> Field<Attachment<'a>> {
     })
 }
 
+/// Checks the CRC of the Attachment record at `offset` whose content is `content` (a stored 0
+/// is not checked). A malformed attachment is left to the parser to report.
+pub(crate) fn verify_attachment_crc(content: &[u8], offset: u64) -> Result<()> {
+    if let Ok(Record::Attachment(a)) = parse_record(op::ATTACHMENT, content, offset)
+        && a.crc != 0
+    {
+        let computed = robolog_framing::crc32(&content[..attachment_crc_span(&a)]);
+        if computed != a.crc {
+            return Err(McapError::CrcMismatch {
+                offset,
+                what: "attachment",
+                stored: a.crc,
+                computed,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The number of content bytes an attachment's CRC covers (everything before the CRC field),
 /// given its parsed fields.
 pub(crate) fn attachment_crc_span(a: &Attachment<'_>) -> usize {

@@ -11,7 +11,7 @@ use crate::draft;
 use crate::error::{McapError, Result};
 use crate::linear::frame_at;
 use crate::options::{Layout, ReadOptions};
-use crate::parse::parse_record;
+use crate::parse::{parse_record, verify_attachment_crc};
 use crate::records::{MAGIC, Record, op, record_name};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,8 +213,10 @@ impl<R: Read> StreamReader<R> {
                     Err(e) => {
                         if !matches!(
                             e,
-                            McapError::CrcMismatch { what: "chunk", .. }
-                                | McapError::Codec { .. }
+                            McapError::CrcMismatch {
+                                what: "chunk" | "attachment",
+                                ..
+                            } | McapError::Codec { .. }
                                 | McapError::UnsupportedCompression { .. }
                         ) {
                             self.phase = Phase::Done;
@@ -297,6 +299,9 @@ impl<R: Read> StreamReader<R> {
             self.phase = Phase::Done;
         } else {
             self.hash(&prefix);
+            if opcode == op::ATTACHMENT && !self.draft && self.opts.verify_attachment_crcs {
+                verify_attachment_crc(&self.record, offset)?;
+            }
         }
         if is_chunk {
             self.open_chunk(offset)?;

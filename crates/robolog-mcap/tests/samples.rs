@@ -237,3 +237,56 @@ fn streaming_reader_over_read_matches_the_linear_reader() {
     assert!(error.is_truncation());
     assert_eq!(error.offset(), Some(23287));
 }
+
+#[test]
+fn a_damaged_attachment_is_reported_and_reading_goes_on() {
+    let mut data = robolog_testkit::testdata::read("samples/demo-uncompressed.mcap");
+    let reader = McapReader::open(Bytes::from(data.clone())).unwrap();
+    let index = reader.attachments()[0].clone();
+    // The last byte of the attachment's data (just before its CRC).
+    data[(index.offset + index.length - 5) as usize] ^= 0x20;
+    let bytes = Bytes::from(data.clone());
+
+    let mut linear =
+        LinearReader::with_options(bytes.clone(), ReadOptions::default().with_threads(0));
+    let mut errors = Vec::new();
+    let mut messages = 0;
+    while let Some(r) = linear.next_record() {
+        match r {
+            Ok(Record::Message(_)) => messages += 1,
+            Ok(_) => {}
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    assert_eq!(messages, 300, "reading went on past the attachment");
+    assert!(errors[0].contains("attachment CRC mismatch"), "{errors:?}");
+    assert_eq!(
+        errors[0]
+            .split("at byte ")
+            .nth(1)
+            .unwrap()
+            .split(':')
+            .next()
+            .unwrap(),
+        index.offset.to_string()
+    );
+
+    let mut stream = robolog_mcap::StreamReader::new(&data[..]);
+    let mut stream_errors = Vec::new();
+    while let Some(r) = stream.next_record() {
+        if let Err(e) = r {
+            stream_errors.push(e.to_string());
+        }
+    }
+    assert_eq!(stream_errors, errors);
+
+    // The indexed reader checks it when the attachment is read; switched off, it hands it over.
+    let reader = McapReader::open(bytes.clone()).unwrap();
+    assert!(reader.read_attachment(&index).is_err());
+    let lenient =
+        McapReader::with_options(bytes, ReadOptions::default().with_crc_checks(false)).unwrap();
+    assert_eq!(
+        lenient.read_attachment(&index).unwrap().name,
+        "calibration.json"
+    );
+}
