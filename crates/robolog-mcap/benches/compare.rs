@@ -16,9 +16,16 @@ use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, ReadOptions, Wr
 /// Our reader's configurations: the default (CRCs checked, one decoding thread per core), on the
 /// reading thread only, and without chunk CRC checks (what the `mcap` crate's indexed reader
 /// does).
-fn configurations() -> [(&'static str, ReadOptions); 3] {
+fn configurations() -> [(&'static str, ReadOptions); 4] {
     [
         ("robolog", ReadOptions::default()),
+        (
+            "robolog-threads-always",
+            ReadOptions {
+                parallel_min_bytes: 0,
+                ..ReadOptions::default()
+            },
+        ),
         ("robolog-1thread", ReadOptions::default().with_threads(0)),
         (
             "robolog-nocrc",

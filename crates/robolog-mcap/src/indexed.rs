@@ -19,10 +19,6 @@ use crate::records::{
 };
 use crate::summary::{self, Summary, SummarySource};
 
-/// Below this much uncompressed data a query decodes on the reading thread (measured: for
-/// 5 MiB of chunks, starting two workers cost more than they saved).
-const PARALLEL_MIN_BYTES: u64 = 16 << 20;
-
 /// Reads an MCAP file through its index.
 ///
 /// ```
@@ -326,10 +322,15 @@ impl<'r> MessageQuery<'r> {
             loose.reverse();
         }
         let pending_starts = chunks.iter().map(|c| bound_of(c, self.order)).collect();
-        // Worker threads pay for themselves only over enough data: a short query is faster
-        // decoded on the reading thread than handed to threads that must first start.
-        let selected: u64 = chunks.iter().map(|c| c.uncompressed_size).sum();
-        let threads = if selected < PARALLEL_MIN_BYTES {
+        // Worker threads pay for themselves only over enough decoding work.
+        let work: u64 = chunks
+            .iter()
+            .map(|c| match &*c.compression {
+                "zstd" => c.uncompressed_size.saturating_mul(8),
+                _ => c.uncompressed_size,
+            })
+            .fold(0, u64::saturating_add);
+        let threads = if chunks.len() < 2 || work < reader.opts.parallel_min_bytes {
             0
         } else {
             reader.opts.threads
