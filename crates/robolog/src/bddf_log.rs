@@ -2,7 +2,7 @@
 //! `bddf-pod` encoding), data blocks become messages, signed block times become `u64` log
 //! times according to [`NegativeTimes`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -130,38 +130,25 @@ pub(crate) fn encoding_of_content_type(content_type: &str) -> &str {
     }
 }
 
-/// One `Arc<Schema>` per distinct (name, encoding, data), numbered from 1.
-#[derive(Debug, Default)]
-pub(crate) struct SchemaInterner {
-    schemas: HashMap<(String, String, Bytes), Arc<Schema>>,
-}
-
-impl SchemaInterner {
-    pub(crate) fn intern(&mut self, name: String, encoding: String, data: Bytes) -> Arc<Schema> {
-        let id = u32::try_from(self.schemas.len() + 1).unwrap_or(u32::MAX);
-        Arc::clone(
-            self.schemas
-                .entry((name.clone(), encoding.clone(), data.clone()))
-                .or_insert_with(|| {
-                    Arc::new(Schema {
-                        id,
-                        name,
-                        encoding,
-                        data,
-                    })
-                }),
-        )
-    }
+/// The schema of series `index` (schema ids are series index + 1, so that indexed and
+/// streaming reads agree).
+fn schema(index: u32, name: String, encoding: String, data: Bytes) -> Arc<Schema> {
+    Arc::new(Schema {
+        id: index.saturating_add(1),
+        name,
+        encoding,
+        data,
+    })
 }
 
 /// The channel of a series.
-pub(crate) fn series_channel(series: &Series, schemas: &mut SchemaInterner) -> SeriesChannel {
+pub(crate) fn series_channel(series: &Series) -> SeriesChannel {
     let index_names = series.additional_index_names();
     let position = |name: &str| index_names.iter().position(|n| n == name);
     let annotations = series.annotations();
     let channel = match annotations.get(annotation::TOPIC) {
-        Some(topic) => restored_channel(series.index(), topic, annotations, schemas),
-        None => native_channel(series, schemas),
+        Some(topic) => restored_channel(series.index(), topic, annotations),
+        None => native_channel(series),
     };
     SeriesChannel {
         channel: Arc::new(channel),
@@ -171,12 +158,7 @@ pub(crate) fn series_channel(series: &Series, schemas: &mut SchemaInterner) -> S
 }
 
 /// A channel robolog wrote to BDDF, restored from its annotations.
-fn restored_channel(
-    id: u32,
-    topic: &str,
-    annotations: &BTreeMap<String, String>,
-    schemas: &mut SchemaInterner,
-) -> Channel {
+fn restored_channel(id: u32, topic: &str, annotations: &BTreeMap<String, String>) -> Channel {
     let get = |key: &str| annotations.get(key).cloned();
     let schema = get(annotation::SCHEMA_NAME).map(|name| {
         let data = match (get(annotation::SCHEMA_TEXT), get(annotation::SCHEMA_BASE64)) {
@@ -187,7 +169,8 @@ fn restored_channel(
                 .unwrap_or_default(),
             (None, None) => Bytes::new(),
         };
-        schemas.intern(
+        schema(
+            id,
             name,
             get(annotation::SCHEMA_ENCODING).unwrap_or_default(),
             data,
@@ -209,7 +192,7 @@ fn restored_channel(
 }
 
 /// A series written by another tool, described by its identifier and descriptor.
-fn native_channel(series: &Series, schemas: &mut SchemaInterner) -> Channel {
+fn native_channel(series: &Series) -> Channel {
     let mut metadata = BTreeMap::new();
     metadata.insert(BDDF_SERIES_TYPE.to_owned(), series.series_type().to_owned());
     for (k, v) in series.spec() {
@@ -241,7 +224,12 @@ fn native_channel(series: &Series, schemas: &mut SchemaInterner) -> Channel {
                 } else {
                     m.content_type.clone()
                 };
-                schemas.intern(m.type_name.clone(), schema_encoding, Bytes::new())
+                schema(
+                    series.index(),
+                    m.type_name.clone(),
+                    schema_encoding,
+                    Bytes::new(),
+                )
             });
             (encoding, schema)
         }
@@ -255,7 +243,7 @@ fn native_channel(series: &Series, schemas: &mut SchemaInterner) -> Channel {
             } else {
                 format!("{element}[{}]", dims.join(","))
             };
-            let schema = schemas.intern(name, BDDF_POD.to_owned(), Bytes::new());
+            let schema = schema(series.index(), name, BDDF_POD.to_owned(), Bytes::new());
             (BDDF_POD.to_owned(), Some(schema))
         }
         SeriesKind::Struct(s) => {
@@ -288,12 +276,7 @@ impl BddfLog {
         policy: NegativeTimes,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
         let reader = BddfReader::open(data)?;
-        let mut schemas = SchemaInterner::default();
-        let mut series: Vec<SeriesChannel> = reader
-            .series()
-            .iter()
-            .map(|s| series_channel(s, &mut schemas))
-            .collect();
+        let mut series: Vec<SeriesChannel> = reader.series().iter().map(series_channel).collect();
         series.sort_by_key(|s| s.channel.id);
         let mut problems = Vec::new();
         if let IndexSource::Scan { reason, stopped } = reader.index_source() {

@@ -53,9 +53,9 @@ struct ChannelOut {
 ///   = schema name. Topic, encoding, schema and metadata are kept in `robolog:` series
 ///   annotations, publish times and sequence numbers in additional indexes (see
 ///   [`crate::encodings`]), so that reading the file through the facade gives the channels back.
-/// - Metadata records written before the first message become file annotations (BDDF
-///   annotations from another BDDF file keep their keys, others are named `<name>:<key>`);
-///   later ones and attachments are dropped (`Ok(false)`).
+/// - Metadata records written before the first channel of BDDF origin and the first message
+///   become file annotations (BDDF annotations from another BDDF file keep their keys, others
+///   are named `<name>:<key>`); later ones and attachments are dropped (`Ok(false)`).
 /// - Log times must be below 2^63 ns (BDDF times are signed).
 pub struct BddfWriter {
     state: State,
@@ -95,16 +95,10 @@ impl BddfWriter {
         }
     }
 
-    /// Adds the series of channel `index`, shaped by its first message.
+    /// Adds the series of channel `index` (of another format), shaped by its first message.
     fn add_series(&mut self, index: usize, first: &Message) -> Result<(u32, SeriesLayout)> {
         let channel = self.channels[index].channel.clone();
-        let writer = self.writer()?;
-        let meta = &channel.metadata;
-        let added = if meta.contains_key(BDDF_SERIES_TYPE) {
-            add_native_series(writer, &channel)?
-        } else {
-            add_foreign_series(writer, &channel, first)?
-        };
+        let added = add_foreign_series(self.writer()?, &channel, first)?;
         self.channels[index].series = Some(added);
         Ok(added)
     }
@@ -278,9 +272,16 @@ impl LogWriter for BddfWriter {
         }
         let id = u32::try_from(self.channels.len())
             .map_err(|_| Error::Usage("too many channels".into()))?;
+        // Series of BDDF origin are added now, so that they keep their order; others wait for
+        // their first message, which says whether publish times and sequences need indexes.
+        let series = if channel.metadata.contains_key(BDDF_SERIES_TYPE) {
+            Some(add_native_series(self.writer()?, channel)?)
+        } else {
+            None
+        };
         self.channels.push(ChannelOut {
             channel: channel.clone(),
-            series: None,
+            series,
         });
         Ok(id)
     }

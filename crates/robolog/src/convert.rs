@@ -147,12 +147,13 @@ impl<'o, 'a> Tracker<'o, 'a> {
     }
 }
 
-/// Output channel ids, shared by channels of the same content across inputs.
+/// Output channel ids. Channels of different inputs with the same content share one; the
+/// channels of one input stay apart (a bag may have several identical connections).
 #[derive(Default)]
 struct ChannelTable {
     /// (input, input channel id) → output id.
     ids: HashMap<(usize, u32), u32>,
-    declared: Vec<(Arc<Channel>, u32)>,
+    declared: Vec<(usize, Arc<Channel>, u32)>,
 }
 
 impl ChannelTable {
@@ -165,28 +166,40 @@ impl ChannelTable {
         if let Some(&id) = self.ids.get(&(input, channel.id)) {
             return Ok(id);
         }
-        let id = match self.declared.iter().find(|(c, _)| c.same_content(channel)) {
-            Some((_, id)) => *id,
+        let shared = self
+            .declared
+            .iter()
+            .find(|(i, c, _)| *i != input && c.same_content(channel));
+        let id = match shared {
+            Some((_, _, id)) => *id,
             None => {
                 let id = writer.add_channel(channel)?;
-                self.declared.push((Arc::clone(channel), id));
+                self.declared.push((input, Arc::clone(channel), id));
                 id
             }
         };
         self.ids.insert((input, channel.id), id);
         Ok(id)
     }
+
+    fn output_channels(&self) -> u64 {
+        let mut ids: Vec<u32> = self.declared.iter().map(|(_, _, id)| *id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len() as u64
+    }
 }
 
-/// The selected channels of each input, checked against the writer: channels the output format
-/// cannot hold are an error when they have messages, skipped when they have none.
+/// The channels to copy: each input's selected channels, checked against the writer. Channels
+/// the output format cannot hold are an error when they have messages, skipped when they have
+/// none. Also the expected message total, when known.
+#[allow(clippy::type_complexity)]
 fn prepare(
     inputs: &[&Log],
-    writer: &mut dyn LogWriter,
+    writer: &dyn LogWriter,
     filter: &Filter,
     report: &mut ConvertReport,
-) -> Result<(ChannelTable, Option<u64>)> {
-    let mut table = ChannelTable::default();
+) -> Result<(Vec<(usize, Arc<Channel>)>, Option<u64>)> {
     let mut refused = Vec::new();
     let mut total = Some(0u64);
     let mut unmatched: Option<Vec<String>> = None;
@@ -226,12 +239,22 @@ fn prepare(
             channels: refused,
         });
     }
-    for (i, channel) in &wanted {
+    report.unmatched_topics = unmatched.unwrap_or_default();
+    Ok((wanted, total.filter(|_| filter.all_times())))
+}
+
+/// Declares the channels (after metadata, which a BDDF output needs before its first series).
+fn declare_all(
+    wanted: &[(usize, Arc<Channel>)],
+    writer: &mut dyn LogWriter,
+    report: &mut ConvertReport,
+) -> Result<ChannelTable> {
+    let mut table = ChannelTable::default();
+    for (i, channel) in wanted {
         table.declare(*i, channel, writer)?;
     }
-    report.channels = table.declared.len() as u64;
-    report.unmatched_topics = unmatched.unwrap_or_default();
-    Ok((table, total.filter(|_| filter.all_times())))
+    report.channels = table.output_channels();
+    Ok(table)
 }
 
 /// Attachments and metadata of the inputs.
@@ -288,8 +311,9 @@ pub fn convert(
     mut options: ConvertOptions<'_>,
 ) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
-    let (mut table, total) = prepare(&[input], writer, &options.filter, &mut report)?;
+    let (wanted, total) = prepare(&[input], writer, &options.filter, &mut report)?;
     copy_extras(&[input], writer, &options.filter, &mut report)?;
+    let mut table = declare_all(&wanted, writer, &mut report)?;
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     let messages = input
         .messages()
@@ -366,7 +390,7 @@ pub fn convert_stream<R: Read>(
             }
         }
     }
-    report.channels = table.declared.len() as u64;
+    report.channels = table.output_channels();
     report.input_problems = input.problems();
     tracker.done(Some(input.bytes_read()));
     Ok(report)
@@ -382,8 +406,9 @@ pub fn merge(
     mut options: ConvertOptions<'_>,
 ) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
-    let (mut table, total) = prepare(inputs, writer, &options.filter, &mut report)?;
+    let (wanted, total) = prepare(inputs, writer, &options.filter, &mut report)?;
     copy_extras(inputs, writer, &options.filter, &mut report)?;
+    let mut table = declare_all(&wanted, writer, &mut report)?;
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     let mut sources: Vec<Messages> = inputs
         .iter()

@@ -56,7 +56,6 @@ enum Inner<R: Read> {
     #[cfg(feature = "bddf")]
     Bddf {
         reader: Box<robolog_bddf::StreamReader<Input<R>>>,
-        schemas: crate::bddf_log::SchemaInterner,
         series: BTreeMap<u32, crate::bddf_log::SeriesChannel>,
         annotations_sent: bool,
         policy: NegativeTimes,
@@ -141,7 +140,6 @@ impl OpenOptions {
             #[cfg(feature = "bddf")]
             Format::Bddf => Inner::Bddf {
                 reader: Box::new(robolog_bddf::StreamReader::new(input)?),
-                schemas: Default::default(),
                 series: BTreeMap::new(),
                 annotations_sent: false,
                 policy: self.negative_times,
@@ -288,7 +286,6 @@ impl<R: Read> LogStream<R> {
             #[cfg(feature = "bddf")]
             Inner::Bddf {
                 reader,
-                schemas,
                 series,
                 annotations_sent,
                 policy,
@@ -307,7 +304,7 @@ impl<R: Read> LogStream<R> {
                     let described = reader.series_by_index(index).ok_or_else(|| {
                         Error::Usage(format!("data block of undeclared series {index}"))
                     })?;
-                    let channel = crate::bddf_log::series_channel(described, schemas);
+                    let channel = crate::bddf_log::series_channel(described);
                     self.channels.insert(index, Arc::clone(&channel.channel));
                     series.insert(index, channel);
                 }
