@@ -186,8 +186,9 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
         ..ReaderOptions::default()
     };
     if let Err(e) = BddfReader::open_with(data.clone(), strict) {
+        // The index is found from the end of the file: that is where a missing one is missed.
         problems.push(Problem::error(
-            e.offset(),
+            e.offset().or(Some(data.len() as u64)),
             format!("the index cannot be used: {e}"),
         ));
     }

@@ -15,7 +15,7 @@ use crate::model::{Attachment, Channel, Message, Metadata};
 /// Declare each channel with [`LogWriter::add_channel`] and write its messages with the id it
 /// returns; then [`LogWriter::finish`]. A writer dropped without `finish` leaves no file at a
 /// path output ([`Output::file`] writes atomically).
-pub trait LogWriter {
+pub trait LogWriter: std::fmt::Debug {
     /// The format written.
     fn format(&self) -> Format;
 
