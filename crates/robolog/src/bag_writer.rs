@@ -97,7 +97,7 @@ fn compute_md5(channel: &Channel, type_name: &str, definition: &str) -> Result<S
     let failed = |source| Error::Definition {
         topic: channel.topic.clone(),
         type_name: type_name.to_owned(),
-        source,
+        source: Box::new(source),
     };
     let name = robolog_msg::TypeName::parse(type_name).map_err(failed)?;
     robolog_msg::Registry::from_bundle(&name, definition, robolog_msg::Dialect::Ros1)

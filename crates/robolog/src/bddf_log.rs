@@ -466,10 +466,10 @@ pub(crate) struct BddfMessages {
 impl BddfMessages {
     pub(crate) fn next(&mut self) -> Option<Result<Message>> {
         let Some(block) = self.plan.next() else {
-            if std::mem::take(&mut self.verify_at_end) {
-                if let Err(e) = self.reader.verify_checksum() {
-                    return Some(Err(e.into()));
-                }
+            if std::mem::take(&mut self.verify_at_end)
+                && let Err(e) = self.reader.verify_checksum()
+            {
+                return Some(Err(e.into()));
             }
             return None;
         };

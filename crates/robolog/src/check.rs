@@ -53,7 +53,7 @@ pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
 pub fn check_bytes(data: Bytes) -> Result<CheckReport> {
     let format = sniff(&data[..data.len().min(SNIFF_LEN)])?;
     format.require_enabled()?;
-    let (messages, mut problems) = match format {
+    let (messages, mut problems): (u64, Vec<Problem>) = match format {
         #[cfg(feature = "rosbag")]
         Format::Bag => check_bag(data),
         #[cfg(feature = "mcap")]
@@ -71,6 +71,7 @@ pub fn check_bytes(data: Bytes) -> Result<CheckReport> {
     })
 }
 
+#[cfg(any(feature = "rosbag", feature = "bddf"))]
 fn fatal(offset: Option<u64>, error: impl std::fmt::Display) -> Problem {
     Problem::error(offset, error.to_string())
 }
@@ -223,16 +224,16 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
                 ),
             ));
         }
-        if let Some((first, _)) = s.time_span() {
-            if first < 0 {
-                problems.push(Problem::warning(
-                    Some(s.descriptor_offset()),
-                    format!(
-                        "series {}: blocks timestamped before 1970 (from {first} ns)",
-                        s.index()
-                    ),
-                ));
-            }
+        if let Some((first, _)) = s.time_span()
+            && first < 0
+        {
+            problems.push(Problem::warning(
+                Some(s.descriptor_offset()),
+                format!(
+                    "series {}: blocks timestamped before 1970 (from {first} ns)",
+                    s.index()
+                ),
+            ));
         }
     }
     let mut read = 0u64;
@@ -243,10 +244,10 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
                 let Some(series) = reader.series_by_index(block.series_index) else {
                     continue;
                 };
-                if matches!(series.kind(), SeriesKind::Pod(_)) {
-                    if let Err(e) = series.decode_pod(&block) {
-                        problems.push(fatal(Some(block.offset), &e));
-                    }
+                if matches!(series.kind(), SeriesKind::Pod(_))
+                    && let Err(e) = series.decode_pod(&block)
+                {
+                    problems.push(fatal(Some(block.offset), &e));
                 }
             }
             // The walk's stop is reported above.

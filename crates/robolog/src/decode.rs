@@ -3,6 +3,7 @@
 //! reason.
 
 use std::collections::HashMap;
+#[cfg(feature = "ros1")]
 use std::sync::Arc;
 
 use crate::encodings::{BDDF_POD, CDR, JSON, PROTOBUF, ROS1, ROS1MSG};

@@ -107,7 +107,7 @@ pub enum Error {
         type_name: String,
         /// What robolog-msg reported.
         #[source]
-        source: robolog_msg::Error,
+        source: Box<robolog_msg::Error>,
     },
     /// A message could not be decoded.
     #[error(transparent)]

@@ -81,6 +81,11 @@
 //! [`Error::FormatDisabled`], naming the feature.
 
 #![forbid(unsafe_code)]
+// A build without any format can only report which feature to enable: the rest is unreachable.
+#![cfg_attr(
+    not(any(feature = "rosbag", feature = "mcap", feature = "bddf")),
+    allow(unreachable_code, unused_variables, unused_imports, dead_code)
+)]
 
 #[cfg(feature = "rosbag")]
 mod bag_log;

@@ -67,7 +67,7 @@ impl OpenOptions {
             #[cfg(feature = "mcap")]
             Format::Mcap => {
                 let (b, c, p) = crate::mcap_log::McapLog::open(data)?;
-                (Backend::Mcap(b), c, p)
+                (Backend::Mcap(Box::new(b)), c, p)
             }
             #[cfg(feature = "bddf")]
             Format::Bddf => {
@@ -108,9 +108,13 @@ pub(crate) enum Backend {
     #[cfg(feature = "rosbag")]
     Bag(crate::bag_log::BagLog),
     #[cfg(feature = "mcap")]
-    Mcap(crate::mcap_log::McapLog),
+    Mcap(Box<crate::mcap_log::McapLog>),
     #[cfg(feature = "bddf")]
     Bddf(crate::bddf_log::BddfLog),
+    /// Keeps the matches exhaustive in a build without formats (where no log can be opened).
+    #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+    #[allow(dead_code)]
+    Unavailable(std::convert::Infallible),
 }
 
 /// An open log: its channels, summary and messages, the same way for every format.
@@ -169,6 +173,8 @@ impl Log {
             Backend::Mcap(b) => b.summary(&self.channels, self.file_size),
             #[cfg(feature = "bddf")]
             Backend::Bddf(b) => Ok(b.summary(&self.channels, self.file_size)),
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            Backend::Unavailable(never) => match *never {},
         }
     }
 
@@ -213,6 +219,8 @@ impl Log {
             Backend::Mcap(b) => b.data(),
             #[cfg(feature = "bddf")]
             Backend::Bddf(b) => b.data(),
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            Backend::Unavailable(never) => match *never {},
         }
     }
 
@@ -228,6 +236,8 @@ impl Log {
             Backend::Mcap(b) => b.messages(&self.channels, &selection, filter, order)?,
             #[cfg(feature = "bddf")]
             Backend::Bddf(b) => b.messages(&self.channels, &selection, filter, order)?,
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            Backend::Unavailable(never) => match *never {},
         };
         Ok(Messages { inner })
     }
@@ -334,6 +344,7 @@ impl Iterator for Messages {
 }
 
 /// Looks channels up by id in a sorted slice (the [`Log::channels`] order).
+#[cfg(any(feature = "rosbag", feature = "mcap"))]
 pub(crate) fn channel_by_id(channels: &[Arc<Channel>], id: u32) -> Option<&Arc<Channel>> {
     channels
         .binary_search_by_key(&id, |c| c.id)

@@ -121,10 +121,11 @@ impl McapWriter {
 
 /// `wanted` when it fits in u16 and is free, otherwise the smallest free id from `first`.
 fn free_id(wanted: u32, used: &BTreeSet<u16>, first: u16) -> Option<u16> {
-    if let Ok(id) = u16::try_from(wanted) {
-        if id >= first && !used.contains(&id) {
-            return Some(id);
-        }
+    if let Ok(id) = u16::try_from(wanted)
+        && id >= first
+        && !used.contains(&id)
+    {
+        return Some(id);
     }
     (first..=u16::MAX).find(|id| !used.contains(id))
 }

@@ -56,6 +56,7 @@ impl Problem {
         Self::new(Severity::Warning, offset, message)
     }
 
+    #[cfg(any(feature = "rosbag", feature = "mcap"))]
     pub(crate) fn info(offset: Option<u64>, message: impl Into<String>) -> Self {
         Self::new(Severity::Info, offset, message)
     }

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::format::Format;
-use crate::log::{NegativeTimes, OpenOptions};
+#[cfg(feature = "bddf")]
+use crate::log::NegativeTimes;
+use crate::log::OpenOptions;
 use crate::model::{Attachment, Channel, Message, Metadata};
 use crate::problem::Problem;
 use crate::sniff::{SNIFF_LEN, sniff};
@@ -300,17 +302,17 @@ impl<R: Read> LogStream<R> {
                     return Ok(None);
                 };
                 let index = block.series_index;
-                if !series.contains_key(&index) {
-                    let described = reader.series_by_index(index).ok_or_else(|| {
-                        Error::Usage(format!("data block of undeclared series {index}"))
-                    })?;
-                    let channel = crate::bddf_log::series_channel(described);
-                    self.channels.insert(index, Arc::clone(&channel.channel));
-                    series.insert(index, channel);
-                }
-                let channel = series
-                    .get(&index)
-                    .ok_or_else(|| Error::Usage(format!("unknown series {index}")))?;
+                let channel = match series.entry(index) {
+                    std::collections::btree_map::Entry::Occupied(known) => known.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        let described = reader.series_by_index(index).ok_or_else(|| {
+                            Error::Usage(format!("data block of undeclared series {index}"))
+                        })?;
+                        let channel = crate::bddf_log::series_channel(described);
+                        self.channels.insert(index, Arc::clone(&channel.channel));
+                        slot.insert(channel)
+                    }
+                };
                 Ok(Some(Item::Message(channel.message(block, *policy)?)))
             }
             Inner::None(_) => Ok(None),

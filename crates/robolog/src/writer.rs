@@ -183,6 +183,10 @@ pub enum WriterOptions {
     /// BDDF (file annotations, POD block size).
     #[cfg(feature = "bddf")]
     Bddf(robolog_bddf::WriterOptions),
+    /// Keeps the matches exhaustive in a build without formats (it cannot be created).
+    #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+    #[doc(hidden)]
+    Unavailable(std::convert::Infallible),
 }
 
 impl WriterOptions {
@@ -211,6 +215,8 @@ impl WriterOptions {
             WriterOptions::Mcap(_) => Format::Mcap,
             #[cfg(feature = "bddf")]
             WriterOptions::Bddf(_) => Format::Bddf,
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            WriterOptions::Unavailable(never) => match *never {},
         }
     }
 }
@@ -232,5 +238,7 @@ pub fn create_writer(output: Output, options: WriterOptions) -> Result<Box<dyn L
         WriterOptions::Mcap(o) => Box::new(crate::mcap_writer::McapWriter::new(output, o)),
         #[cfg(feature = "bddf")]
         WriterOptions::Bddf(o) => Box::new(crate::bddf_writer::BddfWriter::new(output, o)),
+        #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+        WriterOptions::Unavailable(never) => match never {},
     })
 }

@@ -16,7 +16,12 @@ fn pairs() -> Vec<(PathBuf, PathBuf)> {
     let mut out = Vec::new();
     for bag in testdata::files_with_extension("bags", ".bag") {
         let name = bag.file_name().unwrap().to_string_lossy().into_owned();
-        let skip = ["empty-file.bag", "dummy.bag", "v20_killed.bag", "v20_unindexed.bag"];
+        let skip = [
+            "empty-file.bag",
+            "dummy.bag",
+            "v20_killed.bag",
+            "v20_unindexed.bag",
+        ];
         if skip.contains(&name.as_str()) {
             continue;
         }

@@ -1,7 +1,12 @@
 //! Round trips between formats keep every message byte, log time, topic, type and definition:
 //! bag → MCAP → bag and MCAP → bag → MCAP on every suitable test file, and through BDDF.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::type_complexity
+)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
