@@ -32,7 +32,7 @@ pub enum Error {
     },
     /// The input is in a format this build was compiled without.
     #[error(
-        "this is a {format} file, but robolog was built without {format} support: enable the `{}` cargo feature",
+        "the input is {format} (detected from its first bytes), but robolog was built without {format} support: enable the `{}` cargo feature",
         .format.feature()
     )]
     FormatDisabled {
@@ -160,3 +160,26 @@ fn at_offset(offset: Option<u64>) -> String {
 
 /// A `Result` with the facade's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disabled_formats_name_their_feature() {
+        let err = Error::FormatDisabled {
+            format: Format::Mcap,
+        };
+        assert_eq!(
+            err.to_string(),
+            "the input is MCAP (detected from its first bytes), but robolog was built without MCAP support: enable the `mcap` cargo feature"
+        );
+        let err = Error::FormatDisabled {
+            format: Format::Bag,
+        };
+        assert!(
+            err.to_string()
+                .ends_with("enable the `rosbag` cargo feature")
+        );
+    }
+}

@@ -530,3 +530,111 @@ fn damaged_files_open_with_their_problems() {
     );
     assert_eq!(cut.summary().unwrap().message_count, 12);
 }
+
+#[test]
+fn summaries_serialize_for_scripts() {
+    let log = open(testdata::path("samples/demo-zstd.mcap")).unwrap();
+    let json: serde_json::Value = serde_json::to_value(log.summary().unwrap()).unwrap();
+    assert_eq!(json["format"], "mcap");
+    assert_eq!(json["message_count"], 300);
+    assert_eq!(json["index"]["source"], "index");
+    assert_eq!(json["channels"][1]["channel"]["topic"], "/chatter");
+    assert_eq!(
+        json["channels"][1]["channel"]["schema"]["data"],
+        "string data\n"
+    );
+    assert_eq!(json["channels"][1]["message_count"], 100);
+    assert_eq!(json["attachments"][0]["size"], 48);
+    assert_eq!(json["chunks"]["compression"][0]["compression"], "zstd");
+}
+
+/// A minimal unchunked file in the pre-ratification draft layout (the project spec mcap.md,
+/// section 13): Header, one Channel Info (std_msgs/String), two Messages, the Channel Info again
+/// in the index section, Footer (index_offset, index_crc 0 = unchecked).
+fn draft_mcap() -> Vec<u8> {
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    fn record(out: &mut Vec<u8>, opcode: u8, content: &[u8]) {
+        out.push(opcode);
+        out.extend_from_slice(&(content.len() as u64).to_le_bytes());
+        out.extend_from_slice(content);
+    }
+    let magic = b"\x89MCAP0\r\n";
+    let mut out = magic.to_vec();
+    let mut header = Vec::new();
+    string(&mut header, "ros1");
+    string(&mut header, "old-writer");
+    header.extend_from_slice(&0u32.to_le_bytes());
+    record(&mut out, 0x01, &header);
+    let mut info = Vec::new();
+    info.extend_from_slice(&7u16.to_le_bytes());
+    string(&mut info, "/chatter");
+    string(&mut info, "ros1");
+    string(&mut info, "std_msgs/String");
+    string(&mut info, "string data\n");
+    info.extend_from_slice(&0u32.to_le_bytes());
+    record(&mut out, 0x03, &info);
+    for (seq, (t, text)) in [(100u64, "one"), (200, "two")].into_iter().enumerate() {
+        let mut m = Vec::new();
+        m.extend_from_slice(&7u16.to_le_bytes());
+        m.extend_from_slice(&(seq as u32).to_le_bytes());
+        m.extend_from_slice(&(t - 1).to_le_bytes()); // publish_time
+        m.extend_from_slice(&t.to_le_bytes()); // record_time
+        string(&mut m, text);
+        record(&mut out, 0x04, &m);
+    }
+    let index_offset = out.len() as u64;
+    record(&mut out, 0x03, &info);
+    let mut footer = index_offset.to_le_bytes().to_vec();
+    footer.extend_from_slice(&0u32.to_le_bytes());
+    record(&mut out, 0x02, &footer);
+    out.extend_from_slice(magic);
+    out
+}
+
+#[test]
+fn draft_mcap_files_open_and_convert() {
+    let log = open_bytes(draft_mcap()).unwrap();
+    assert_eq!(log.format(), Format::Mcap);
+    assert!(
+        log.problems()[0].message.contains("draft layout"),
+        "{:?}",
+        log.problems()
+    );
+    let chatter = log.channel(7).unwrap();
+    assert_eq!(chatter.topic, "/chatter");
+    let schema = chatter.schema.as_ref().unwrap();
+    assert_eq!(
+        (schema.name.as_str(), schema.text()),
+        ("std_msgs/String", Some("string data\n"))
+    );
+    let messages: Vec<_> = log.messages().iter().unwrap().map(|m| m.unwrap()).collect();
+    assert_eq!(
+        messages
+            .iter()
+            .map(|m| (m.log_time_ns, m.publish_time_ns, m.sequence, &m.data[4..]))
+            .collect::<Vec<_>>(),
+        [
+            (100, Some(99), Some(0), &b"one"[..]),
+            (200, Some(199), Some(1), &b"two"[..])
+        ]
+    );
+    let mut decoder = robolog::Decoder::new();
+    assert_eq!(
+        decoder.decode(&messages[1]).unwrap().to_json(),
+        r#"{"data":"two"}"#
+    );
+    // Converted, it becomes a ratified file.
+    let mut writer = robolog::create_writer(
+        robolog::Output::memory(),
+        robolog::WriterOptions::default_for(Format::Mcap).unwrap(),
+    )
+    .unwrap();
+    robolog::convert(&log, &mut *writer, robolog::ConvertOptions::new()).unwrap();
+    let ratified = open_bytes(writer.finish().unwrap().data.unwrap()).unwrap();
+    assert!(ratified.problems().is_empty());
+    assert_eq!(ratified.summary().unwrap().properties["profile"], "ros1");
+    assert_eq!(ratified.messages().iter().unwrap().count(), 2);
+}
