@@ -638,3 +638,15 @@ fn draft_mcap_files_open_and_convert() {
     assert_eq!(ratified.summary().unwrap().properties["profile"], "ros1");
     assert_eq!(ratified.messages().iter().unwrap().count(), 2);
 }
+
+#[test]
+fn logs_can_be_shared_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Log>();
+    send_sync::<robolog::Message>();
+    send::<robolog::Messages>();
+    send::<robolog::LogStream<std::fs::File>>();
+    send::<robolog::Decoder>();
+    send::<Box<dyn robolog::LogWriter + Send>>();
+}

@@ -18,7 +18,7 @@ fn exercise(data: &[u8]) -> Result<(), String> {
         let _ = log.metadata();
         if let Ok(messages) = log.messages().iter() {
             for message in messages.take(10_000).flatten() {
-                let _ = decoder.decode(&message).map(|d| d.to_json());
+                let _ = decoder.decode(&message);
             }
         }
     }
@@ -33,13 +33,13 @@ fn exercise(data: &[u8]) -> Result<(), String> {
 #[test]
 fn truncated_inputs_of_every_format() {
     for (file, stride) in [
-        ("bags/generated/ros_comm/ref_lz4.bag", 293),
-        ("bags/generated/ros_comm/v12_indexed.bag", 509),
+        ("bags/generated/ros_comm/ref_lz4.bag", 409),
+        ("bags/generated/ros_comm/v12_indexed.bag", 1021),
         ("samples/demo-lz4.mcap", 401),
         ("bddf/sample.bddf", 7),
     ] {
         let data = testdata::read(file);
-        truncation::sweep(&data, 48, stride, |_, prefix| exercise(prefix));
+        truncation::sweep(&data, 32, stride, |_, prefix| exercise(prefix));
     }
 }
 
