@@ -1,0 +1,28 @@
+//! robolog-rosbag: read a bag from a stream, with recovery on and off.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use robolog_fuzz::CHUNK_LIMIT;
+use robolog_rosbag::{StreamOptions, StreamReader};
+
+fuzz_target!(|data: &[u8]| {
+    for recover in [true, false] {
+        let options = StreamOptions::new()
+            .max_record_len(CHUNK_LIMIT as u64)
+            .recover(recover);
+        let Ok(mut reader) = StreamReader::with_options(data, options) else {
+            continue;
+        };
+        let _ = reader.version();
+        loop {
+            match reader.next_message() {
+                Ok(Some(message)) => {
+                    let _ = reader.connection(message.conn);
+                }
+                Ok(None) | Err(_) => break,
+            }
+        }
+        let _ = reader.report();
+        let _ = reader.connections().count();
+    }
+});
