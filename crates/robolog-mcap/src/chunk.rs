@@ -1,0 +1,146 @@
+//! Turning a Chunk record into its uncompressed records: decompression and the chunk CRC.
+
+use robolog_framing::{Bytes, Compression, Decompressor, crc32};
+
+use crate::error::{McapError, Result};
+use crate::records::Chunk;
+
+/// The largest chunk this crate decompresses unless told otherwise (4 GiB, as upstream).
+pub(crate) const DEFAULT_CHUNK_LIMIT: u64 = 4 << 30;
+
+/// The codec a chunk's `compression` string names, or `None` when it is not supported.
+pub fn compression_from_name(name: &str) -> Option<Compression> {
+    match name {
+        "" => Some(Compression::None),
+        "lz4" => Some(Compression::Lz4),
+        "zstd" => Some(Compression::Zstd),
+        _ => None,
+    }
+}
+
+/// The `compression` string MCAP uses for a codec (`""`, `lz4`, `zstd`).
+pub fn compression_name(compression: Compression) -> &'static str {
+    match compression {
+        Compression::None => "",
+        Compression::Lz4 => "lz4",
+        Compression::Zstd => "zstd",
+        Compression::Bz2 => "bz2",
+    }
+}
+
+fn size_of(chunk: &Chunk<'_>, offset: u64, limit: u64) -> Result<usize> {
+    if chunk.uncompressed_size > limit {
+        return Err(McapError::TooLarge {
+            offset,
+            record: "Chunk",
+            length: chunk.uncompressed_size,
+            limit,
+        });
+    }
+    usize::try_from(chunk.uncompressed_size).map_err(|_| McapError::TooLarge {
+        offset,
+        record: "Chunk",
+        length: chunk.uncompressed_size,
+        limit: usize::MAX as u64,
+    })
+}
+
+/// The largest output a codec can produce from `compressed` bytes: LZ4 expands at most 255
+/// times (plus a block), zstd at most about 32 768 times (an RLE block costs 4 bytes per
+/// 128 KiB). A declared size beyond it is a lie that must not size an allocation.
+fn plausible_size(compression: Compression, compressed: usize) -> u64 {
+    let compressed = compressed as u64;
+    match compression {
+        Compression::None => compressed,
+        Compression::Lz4 => compressed.saturating_mul(255).saturating_add(64 << 10),
+        Compression::Zstd | Compression::Bz2 => {
+            compressed.saturating_mul(32 << 10).saturating_add(1 << 20)
+        }
+    }
+}
+
+/// Checks the chunk CRC (when stored) against the uncompressed records.
+pub(crate) fn verify_chunk_crc(chunk: &Chunk<'_>, records: &[u8], offset: u64) -> Result<()> {
+    if chunk.uncompressed_crc != 0 {
+        let computed = crc32(records);
+        if computed != chunk.uncompressed_crc {
+            return Err(McapError::CrcMismatch {
+                offset,
+                what: "chunk",
+                stored: chunk.uncompressed_crc,
+                computed,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Decompresses `chunk` (whose record starts at `offset`) into `out`, which is resized to the
+/// declared uncompressed size. Uncompressed chunks are copied.
+pub(crate) fn decompress_into(
+    chunk: &Chunk<'_>,
+    offset: u64,
+    limit: u64,
+    decompressor: &mut Decompressor,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let compression = compression_from_name(chunk.compression).ok_or_else(|| {
+        McapError::UnsupportedCompression {
+            offset,
+            compression: chunk.compression.to_owned(),
+        }
+    })?;
+    let size = size_of(chunk, offset, limit)?;
+    if size as u64 > plausible_size(compression, chunk.records.len()) {
+        return Err(McapError::invalid(
+            offset,
+            "Chunk",
+            format!(
+                "uncompressed_size {size} cannot come from {} bytes of {}",
+                chunk.records.len(),
+                compression.name()
+            ),
+        ));
+    }
+    decompressor
+        .decompress(compression, chunk.records, size, size, out)
+        .map_err(|source| McapError::Codec { offset, source })
+}
+
+/// The uncompressed records of `chunk` as `Bytes`: a zero-copy slice of `input` (which must
+/// contain `chunk.records`) when the chunk is not compressed, otherwise a buffer decompressed
+/// into `recycled` (whose allocation is reused).
+pub(crate) fn chunk_bytes(
+    input: &Bytes,
+    chunk: &Chunk<'_>,
+    offset: u64,
+    limit: u64,
+    verify_crc: bool,
+    decompressor: &mut Decompressor,
+    mut recycled: Vec<u8>,
+) -> Result<Bytes> {
+    let data = if chunk.compression.is_empty() {
+        let size = size_of(chunk, offset, limit)?;
+        let records = chunk.records.get(..size).ok_or(McapError::Codec {
+            offset,
+            source: robolog_framing::CodecError::SizeMismatch {
+                codec: Compression::None,
+                expected: size as u64,
+                actual: chunk.records.len() as u64,
+            },
+        })?;
+        input.slice_ref(records)
+    } else {
+        decompress_into(chunk, offset, limit, decompressor, &mut recycled)?;
+        Bytes::from(recycled)
+    };
+    if verify_crc {
+        verify_chunk_crc(chunk, &data, offset)?;
+    }
+    Ok(data)
+}
+
+/// Takes back the allocation of a chunk buffer nobody else holds any more.
+pub(crate) fn recycle(buffer: Bytes) -> Option<Vec<u8>> {
+    buffer.try_into_mut().ok().map(Vec::from)
+}

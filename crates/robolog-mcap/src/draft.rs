@@ -1,0 +1,387 @@
+//! The pre-ratification draft layout, read-only, mapped onto the ratified records.
+//!
+//! Draft files carry the same magic but different opcodes from 0x03 up (spec section 13). Each
+//! draft record becomes the ratified record(s) that say the same thing, so that everything built
+//! on ratified records (the readers, the writer, recovery) converts draft files:
+//!
+//! - Header → Header, plus a Metadata record named `header` when the draft header has metadata;
+//! - Channel Info → a Schema (id = channel id + 1, absent for a channel without schema) and a
+//!   Channel;
+//! - Message → Message (its two times swapped back into ratified order);
+//! - Chunk → Chunk without message times;
+//! - Message Index, Chunk Index, Attachment, Attachment Index, Statistics → their ratified
+//!   counterparts (fields the draft lacks are 0);
+//! - Footer → Footer whose `summary_start` is the draft `index_offset`.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use robolog_framing::{ByteReader, Error as ByteError, crc32};
+
+use crate::error::{McapError, Result};
+use crate::options::Layout;
+use crate::records::{
+    Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, Footer, Header, MAGIC, Message,
+    MessageIndex, Metadata, RECORD_PREFIX, Record, Schema, Statistics, StringMap,
+};
+
+/// Draft opcodes.
+pub mod op {
+    /// Header (profile, library, metadata).
+    pub const HEADER: u8 = 0x01;
+    /// Footer (index_offset, index_crc).
+    pub const FOOTER: u8 = 0x02;
+    /// Channel Info (a channel and its schema together).
+    pub const CHANNEL_INFO: u8 = 0x03;
+    /// Message (publish_time before record_time).
+    pub const MESSAGE: u8 = 0x04;
+    /// Chunk (records run to the end of the record).
+    pub const CHUNK: u8 = 0x05;
+    /// Message Index.
+    pub const MESSAGE_INDEX: u8 = 0x06;
+    /// Chunk Index.
+    pub const CHUNK_INDEX: u8 = 0x07;
+    /// Attachment.
+    pub const ATTACHMENT: u8 = 0x08;
+    /// Attachment Index.
+    pub const ATTACHMENT_INDEX: u8 = 0x09;
+    /// Statistics.
+    pub const STATISTICS: u8 = 0x0A;
+}
+
+/// Bytes of the whole draft Footer record.
+pub const FOOTER_RECORD_LEN: usize = 9 + 12;
+
+/// Tells the layout from the footer: `Some(Ratified)` or `Some(Draft)` when the file ends with
+/// the magic and a footer of that layout, `None` when there is no recognisable footer (a
+/// truncated file, which readers treat as ratified unless told otherwise).
+pub fn detect(data: &[u8]) -> Option<Layout> {
+    let len = data.len();
+    if len < 8 + 8 || data[len - 8..] != MAGIC {
+        return None;
+    }
+    let footer_is = |record_len: usize, content_len: u64| {
+        len >= 8 + record_len + 8 && {
+            let at = len - 8 - record_len;
+            data[at] == 0x02 && data[at + 1..at + 9] == content_len.to_le_bytes()
+        }
+    };
+    if footer_is(29, 20) {
+        Some(Layout::Ratified)
+    } else if footer_is(FOOTER_RECORD_LEN, 12) {
+        Some(Layout::Draft)
+    } else {
+        None
+    }
+}
+
+/// True when the draft record `opcode` maps to two ratified records (parts 0 and 1).
+pub(crate) fn has_two_parts(opcode: u8) -> bool {
+    matches!(opcode, op::HEADER | op::CHANNEL_INFO)
+}
+
+type Field<T> = std::result::Result<T, ByteError>;
+
+fn string<'a>(r: &mut ByteReader<'a>, what: &'static str) -> Field<Cow<'a, str>> {
+    r.read_str_u32(what).map(Cow::Borrowed)
+}
+
+/// Draft KeyValues: the u32 prefix is a byte length when the entries fill exactly that many
+/// bytes (the ratified rule, which our draft writer follows), otherwise an entry count.
+fn key_values<'a, K, V>(
+    r: &mut ByteReader<'a>,
+    what: &'static str,
+    entry: impl Fn(&mut ByteReader<'a>) -> Field<(K, V)>,
+) -> Field<Vec<(K, V)>> {
+    let prefix_at = r.clone();
+    let declared = r.read_u32(what)?;
+    let as_bytes = (|| {
+        let mut sub = r.clone();
+        let at = sub.offset();
+        let bytes = sub.read_bytes(sub.check_len(u64::from(declared), what)?, what)?;
+        let mut m = ByteReader::with_base(bytes, at);
+        let mut out = Vec::new();
+        while !m.is_empty() {
+            out.push(entry(&mut m)?);
+        }
+        Ok::<_, ByteError>((out, sub))
+    })();
+    match as_bytes {
+        Ok((out, sub)) => {
+            *r = sub;
+            Ok(out)
+        }
+        Err(first) => {
+            let mut sub = prefix_at;
+            sub.read_u32(what)?;
+            let mut out = Vec::new();
+            for _ in 0..declared {
+                match entry(&mut sub) {
+                    Ok(kv) => out.push(kv),
+                    Err(_) => return Err(first),
+                }
+            }
+            *r = sub;
+            Ok(out)
+        }
+    }
+}
+
+fn string_map<'a>(r: &mut ByteReader<'a>, what: &'static str) -> Field<StringMap<'a>> {
+    let entries = key_values(r, what, |m| Ok((string(m, what)?, string(m, what)?)))?;
+    Ok(entries.into_iter().collect())
+}
+
+fn u16_u64_map(r: &mut ByteReader<'_>, what: &'static str) -> Field<BTreeMap<u16, u64>> {
+    let entries = key_values(r, what, |m| Ok((m.read_u16(what)?, m.read_u64(what)?)))?;
+    Ok(entries.into_iter().collect())
+}
+
+/// The ratified schema id given to the schema of draft channel `channel_id`.
+pub fn schema_id_for(channel_id: u16) -> u16 {
+    channel_id.wrapping_add(1).max(1)
+}
+
+/// Guesses the ratified schema encoding from a draft channel's message encoding.
+fn schema_encoding(message_encoding: &str) -> &'static str {
+    match message_encoding {
+        "ros1" => "ros1msg",
+        "cdr" | "ros2" => "ros2msg",
+        "protobuf" => "protobuf",
+        "json" => "jsonschema",
+        "flatbuffer" => "flatbuffer",
+        _ => "unknown",
+    }
+}
+
+/// Parses part `part` (0 or 1) of the draft record. `None` when that part does not exist (a
+/// Header without metadata has no part 1, a channel without a schema no part 0).
+pub(crate) fn parse_record(
+    opcode: u8,
+    content: &[u8],
+    offset: u64,
+    part: u8,
+) -> Result<Option<Record<'_>>> {
+    let mut r = ByteReader::with_base(content, offset + RECORD_PREFIX);
+    let name = record_name(opcode);
+    let parsed = (|| -> Field<Option<Record<'_>>> {
+        Ok(match opcode {
+            op::HEADER => {
+                let profile = string(&mut r, "profile")?;
+                let library = string(&mut r, "library")?;
+                if part == 0 {
+                    Some(Record::Header(Header { profile, library }))
+                } else {
+                    let metadata = if r.is_empty() {
+                        StringMap::new()
+                    } else {
+                        string_map(&mut r, "header metadata")?
+                    };
+                    (!metadata.is_empty()).then_some(Record::Metadata(Metadata {
+                        name: Cow::Borrowed("header"),
+                        metadata,
+                    }))
+                }
+            }
+            op::FOOTER => Some(Record::Footer(Footer {
+                summary_start: r.read_u64("index_offset")?,
+                summary_offset_start: 0,
+                summary_crc: 0,
+            })),
+            op::CHANNEL_INFO => {
+                let id = r.read_u16("channel id")?;
+                let topic = string(&mut r, "topic_name")?;
+                let encoding = string(&mut r, "encoding")?;
+                let schema_name = string(&mut r, "schema_name")?;
+                let schema = r.read_bytes_u32("schema")?;
+                let schemaless = schema_name.is_empty() && schema.is_empty();
+                if part == 0 {
+                    (!schemaless).then(|| {
+                        Record::Schema(Schema {
+                            id: schema_id_for(id),
+                            name: schema_name,
+                            encoding: Cow::Borrowed(schema_encoding(&encoding)),
+                            data: Cow::Borrowed(schema),
+                        })
+                    })
+                } else {
+                    let metadata = string_map(&mut r, "user_data")?;
+                    Some(Record::Channel(Channel {
+                        id,
+                        schema_id: if schemaless { 0 } else { schema_id_for(id) },
+                        topic,
+                        message_encoding: encoding,
+                        metadata,
+                    }))
+                }
+            }
+            op::MESSAGE => {
+                let channel_id = r.read_u16("channel_id")?;
+                let sequence = r.read_u32("sequence")?;
+                let publish_time = r.read_u64("publish_time")?;
+                let log_time = r.read_u64("record_time")?;
+                Some(Record::Message(Message {
+                    channel_id,
+                    sequence,
+                    log_time,
+                    publish_time,
+                    data: r.rest(),
+                }))
+            }
+            op::CHUNK => Some(Record::Chunk(chunk(&mut r)?)),
+            op::MESSAGE_INDEX => {
+                let channel_id = r.read_u16("channel_id")?;
+                let entries = key_values(&mut r, "records", |m| {
+                    Ok((m.read_u64("record_time")?, m.read_u64("offset")?))
+                })?;
+                Some(Record::MessageIndex(MessageIndex {
+                    channel_id,
+                    records: entries,
+                }))
+            }
+            op::CHUNK_INDEX => {
+                let message_start_time = r.read_u64("start_time")?;
+                let message_end_time = r.read_u64("end_time")?;
+                let chunk_start_offset = r.read_u64("offset")?;
+                let message_index_offsets = u16_u64_map(&mut r, "message_index_offsets")?;
+                let message_index_length = r.read_u64("message_index_length")?;
+                let compression = string(&mut r, "compression")?;
+                let compressed_size = r.read_u64("compressed_size")?;
+                let uncompressed_size = r.read_u64("uncompressed_size")?;
+                // The draft does not store the chunk's length; it follows from its fields.
+                let chunk_length = (RECORD_PREFIX + 8 + 4 + 4 + compression.len() as u64)
+                    .saturating_add(compressed_size);
+                Some(Record::ChunkIndex(ChunkIndex {
+                    message_start_time,
+                    message_end_time,
+                    chunk_start_offset,
+                    chunk_length,
+                    message_index_offsets,
+                    message_index_length,
+                    compression,
+                    compressed_size,
+                    uncompressed_size,
+                }))
+            }
+            op::ATTACHMENT => {
+                let name = string(&mut r, "name")?;
+                let log_time = r.read_u64("record_time")?;
+                let media_type = string(&mut r, "content_type")?;
+                let data = r.read_bytes_u64("data")?;
+                let crc = r.read_u32("crc")?;
+                Some(Record::Attachment(Attachment {
+                    log_time,
+                    create_time: 0,
+                    name,
+                    media_type,
+                    data: Cow::Borrowed(data),
+                    crc,
+                }))
+            }
+            op::ATTACHMENT_INDEX => {
+                let log_time = r.read_u64("record_time")?;
+                let data_size = r.read_u64("data_size")?;
+                let name = string(&mut r, "name")?;
+                let media_type = string(&mut r, "content_type")?;
+                let offset = r.read_u64("offset")?;
+                Some(Record::AttachmentIndex(AttachmentIndex {
+                    offset,
+                    length: 0,
+                    log_time,
+                    create_time: 0,
+                    data_size,
+                    name,
+                    media_type,
+                }))
+            }
+            op::STATISTICS => {
+                let message_count = r.read_u64("message_count")?;
+                let channel_count = r.read_u32("channel_count")?;
+                let attachment_count = r.read_u32("attachment_count")?;
+                let chunk_count = r.read_u32("chunk_count")?;
+                let channel_message_counts = u16_u64_map(&mut r, "channel_message_counts")?;
+                Some(Record::Statistics(Statistics {
+                    message_count,
+                    schema_count: 0,
+                    channel_count,
+                    attachment_count,
+                    metadata_count: 0,
+                    chunk_count,
+                    message_start_time: 0,
+                    message_end_time: 0,
+                    channel_message_counts,
+                }))
+            }
+            _ => Some(Record::Unknown { opcode, content }),
+        })
+    })();
+    parsed.map_err(|e| McapError::malformed(offset, name, e))
+}
+
+fn chunk<'a>(r: &mut ByteReader<'a>) -> Field<Chunk<'a>> {
+    Ok(Chunk {
+        message_start_time: 0,
+        message_end_time: 0,
+        uncompressed_size: r.read_u64("uncompressed_size")?,
+        uncompressed_crc: r.read_u32("uncompressed_crc")?,
+        compression: r.read_str_u32("compression")?,
+        records: r.rest(),
+    })
+}
+
+/// Parses a draft Chunk record's content.
+pub(crate) fn parse_chunk(content: &[u8], offset: u64) -> Result<Chunk<'_>> {
+    let mut r = ByteReader::with_base(content, offset + RECORD_PREFIX);
+    chunk(&mut r).map_err(|e| McapError::malformed(offset, "Chunk", e))
+}
+
+/// Checks the draft footer's `index_crc` (from `index_offset` through the byte before the CRC).
+pub(crate) fn verify_footer(data: &[u8], footer_offset: usize) -> Result<()> {
+    let content = data
+        .get(footer_offset + 9..footer_offset + FOOTER_RECORD_LEN)
+        .ok_or(McapError::Truncated {
+            offset: footer_offset as u64,
+            record: "Footer",
+            what: "draft footer",
+        })?;
+    let index_offset = u64::from_le_bytes(content[..8].try_into().unwrap_or([0; 8]));
+    let stored = u32::from_le_bytes(content[8..12].try_into().unwrap_or([0; 4]));
+    let end = footer_offset + 9 + 8;
+    if stored != 0 && index_offset != 0 {
+        let start = usize::try_from(index_offset).unwrap_or(usize::MAX);
+        let covered = data.get(start..end).ok_or_else(|| {
+            McapError::invalid(
+                footer_offset as u64,
+                "Footer",
+                format!("index_offset {index_offset} is past the footer"),
+            )
+        })?;
+        let computed = crc32(covered);
+        if computed != stored {
+            return Err(McapError::CrcMismatch {
+                offset: footer_offset as u64,
+                what: "draft index",
+                stored,
+                computed,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The name of a draft record kind.
+pub fn record_name(opcode: u8) -> &'static str {
+    match opcode {
+        op::HEADER => "Header",
+        op::FOOTER => "Footer",
+        op::CHANNEL_INFO => "Channel Info",
+        op::MESSAGE => "Message",
+        op::CHUNK => "Chunk",
+        op::MESSAGE_INDEX => "Message Index",
+        op::CHUNK_INDEX => "Chunk Index",
+        op::ATTACHMENT => "Attachment",
+        op::ATTACHMENT_INDEX => "Attachment Index",
+        op::STATISTICS => "Statistics",
+        _ => "unknown draft record",
+    }
+}

@@ -1,0 +1,552 @@
+//! The linear reader over a whole file in memory (`Bytes`, usually memory-mapped): every record
+//! in file order, chunks flattened, CRCs checked, upcoming chunks decompressed in parallel.
+
+use robolog_framing::{Bytes, ParallelMap, crc32};
+
+use crate::OwnedMessage;
+use crate::decode::{BufferPool, chunk_at, decode_chunk};
+use crate::draft;
+use crate::error::{McapError, Result};
+use crate::options::{Layout, ReadOptions};
+use crate::parse::{message_fast, parse_record, verify_attachment_crc};
+use crate::records::{FOOTER_RECORD_LEN, MAGIC, Record, op, record_name};
+
+/// Where the next record sits.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    in_chunk: bool,
+    /// Which of the ratified records a two-in-one draft record is read as.
+    part: u8,
+    opcode: u8,
+    /// Absolute file offset of a top-level record, or the offset inside the chunk records.
+    offset: u64,
+    start: usize,
+    end: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Magic,
+    Records,
+    Done,
+}
+
+struct ChunkCursor {
+    data: Bytes,
+    pos: usize,
+    /// File offset of the Chunk record.
+    offset: u64,
+}
+
+type Prefetch = ParallelMap<ChunkScanner, (u64, Result<Bytes>)>;
+
+/// Reads every record of an MCAP file in file order.
+///
+/// Chunks are decompressed (on worker threads, a few ahead of the reader) and their records
+/// returned in place of the Chunk; MessageIndex records are returned as they come. Records
+/// borrow from the input or from the current chunk buffer, so [`LinearReader::next_record`] is a
+/// lending method rather than an `Iterator`; [`LinearReader::into_messages`] gives an iterator of
+/// messages whose data are `Bytes`.
+///
+/// An error inside one chunk (a CRC mismatch, corrupt compressed data, an unknown compression)
+/// is returned once and reading continues after that chunk. Framing errors and truncation end the
+/// reading.
+pub struct LinearReader {
+    data: Bytes,
+    opts: ReadOptions,
+    pos: usize,
+    phase: Phase,
+    chunk: Option<ChunkCursor>,
+    flatten: bool,
+    /// End of the DataEnd record: where the summary CRC starts.
+    data_end_end: Option<usize>,
+    prefetch: Option<Prefetch>,
+    pool: BufferPool,
+    draft: bool,
+    /// The second ratified record of a draft record (Channel Info, Header).
+    pending: Option<Slot>,
+}
+
+impl std::fmt::Debug for LinearReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinearReader")
+            .field("len", &self.data.len())
+            .field("pos", &self.pos)
+            .field("opts", &self.opts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LinearReader {
+    /// A reader over `data` with default options (all CRCs checked, one decoding thread per core).
+    pub fn new(data: Bytes) -> Self {
+        Self::with_options(data, ReadOptions::default())
+    }
+
+    /// A reader over `data` with `opts`. With [`Layout::Auto`] a file whose footer is in the
+    /// draft layout is read as a draft file.
+    pub fn with_options(data: Bytes, opts: ReadOptions) -> Self {
+        let is_draft = match opts.layout {
+            Layout::Draft => true,
+            Layout::Ratified => false,
+            Layout::Auto => draft::detect(&data) == Some(Layout::Draft),
+        };
+        Self {
+            draft: is_draft,
+            pending: None,
+            data,
+            opts,
+            pos: 0,
+            phase: Phase::Magic,
+            chunk: None,
+            flatten: true,
+            data_end_end: None,
+            prefetch: None,
+            pool: BufferPool::default(),
+        }
+    }
+
+    /// Returns Chunk records as they are instead of their records (default: flatten).
+    pub fn flatten_chunks(mut self, flatten: bool) -> Self {
+        self.flatten = flatten;
+        self
+    }
+
+    /// True when the file is read in the pre-ratification draft layout.
+    pub fn is_draft(&self) -> bool {
+        self.draft
+    }
+
+    /// Absolute offset of the next top-level record.
+    pub fn position(&self) -> u64 {
+        self.pos as u64
+    }
+
+    /// The next record, `None` after the Footer (and the trailing magic), or an error.
+    pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
+        let slot = loop {
+            let slot = match self.advance()? {
+                Ok(slot) => slot,
+                Err(e) => return Some(Err(e)),
+            };
+            if !self.draft {
+                break slot;
+            }
+            // A draft record without a ratified counterpart for this part is skipped.
+            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part) {
+                Ok(None) => continue,
+                _ => break slot,
+            }
+        };
+        let bytes = self.slot_bytes(&slot);
+        if self.draft {
+            return draft::parse_record(slot.opcode, bytes, slot.offset, slot.part).transpose();
+        }
+        Some(parse_record(slot.opcode, bytes, slot.offset))
+    }
+
+    fn slot_bytes(&self, slot: &Slot) -> &[u8] {
+        if slot.in_chunk {
+            match &self.chunk {
+                Some(c) => &c.data[slot.start..slot.end],
+                None => &[],
+            }
+        } else {
+            &self.data[slot.start..slot.end]
+        }
+    }
+
+    /// Turns the reader into an iterator of messages (other records are checked and skipped).
+    pub fn into_messages(self) -> LinearMessages {
+        LinearMessages { reader: self }
+    }
+
+    fn fail(&mut self, e: McapError) -> Option<Result<Slot>> {
+        self.phase = Phase::Done;
+        Some(Err(e))
+    }
+
+    /// Moves to the next record and says where it is.
+    fn advance(&mut self) -> Option<Result<Slot>> {
+        let slot = self.advance_frame();
+        if self.draft
+            && let Some(Ok(slot)) = &slot
+            && slot.part == 0
+            && draft::has_two_parts(slot.opcode)
+        {
+            self.pending = Some(Slot { part: 1, ..*slot });
+        }
+        slot
+    }
+
+    fn advance_frame(&mut self) -> Option<Result<Slot>> {
+        if let Some(pending) = self.pending.take() {
+            return Some(Ok(pending));
+        }
+        let (chunk_op, data_end_op) = if self.draft {
+            (u16::from(draft::op::CHUNK), 0x100)
+        } else {
+            (u16::from(op::CHUNK), u16::from(op::DATA_END))
+        };
+        loop {
+            if let Some(cursor) = &mut self.chunk {
+                match next_in_chunk(cursor) {
+                    Some(result) => return Some(result),
+                    None => {
+                        if let Some(done) = self.chunk.take() {
+                            self.pool.give(done.data);
+                        }
+                    }
+                }
+            }
+            match self.phase {
+                Phase::Done => return None,
+                Phase::Magic => {
+                    if self.data.len() < MAGIC.len() {
+                        let e = if MAGIC.starts_with(&self.data) {
+                            McapError::Truncated {
+                                offset: 0,
+                                record: "magic",
+                                what: "leading magic",
+                            }
+                        } else {
+                            McapError::BadMagic { offset: 0 }
+                        };
+                        return self.fail(e);
+                    }
+                    if self.data[..MAGIC.len()] != MAGIC {
+                        return self.fail(McapError::BadMagic { offset: 0 });
+                    }
+                    self.pos = MAGIC.len();
+                    self.phase = Phase::Records;
+                }
+                Phase::Records => {
+                    let (opcode, start, end) = match frame_at(&self.data, self.pos) {
+                        Ok(Some(frame)) => frame,
+                        Ok(None) => {
+                            return self.fail(McapError::Truncated {
+                                offset: self.pos as u64,
+                                record: "Footer",
+                                what: "the file ends without a Footer",
+                            });
+                        }
+                        Err(e) => return self.fail(e),
+                    };
+                    let offset = self.pos as u64;
+                    self.pos = end;
+                    match u16::from(opcode) {
+                        o if o == chunk_op && self.flatten => {
+                            if let Err(e) = self.open_chunk(offset, start, end) {
+                                return Some(Err(e));
+                            }
+                            continue;
+                        }
+                        o if o == u16::from(op::ATTACHMENT)
+                            && !self.draft
+                            && self.opts.verify_attachment_crcs =>
+                        {
+                            if let Err(e) = verify_attachment_crc(&self.data[start..end], offset) {
+                                return Some(Err(e));
+                            }
+                        }
+                        o if o == data_end_op => {
+                            self.data_end_end = Some(end);
+                            if let Err(e) = self.verify_data_section(offset, start, end) {
+                                return Some(Err(e));
+                            }
+                        }
+                        o if o == u16::from(op::FOOTER) => {
+                            self.phase = Phase::Done;
+                            if let Err(e) = self.verify_footer(offset, start, end) {
+                                return Some(Err(e));
+                            }
+                        }
+                        _ => {}
+                    }
+                    return Some(Ok(Slot {
+                        in_chunk: false,
+                        part: 0,
+                        opcode,
+                        offset,
+                        start,
+                        end,
+                    }));
+                }
+            }
+        }
+    }
+
+    fn open_chunk(&mut self, offset: u64, start: usize, end: usize) -> Result<()> {
+        let prefetched = if self.opts.threads > 0 {
+            let data = self.data.clone();
+            let pool = self.pool.clone();
+            let limit = self.opts.record_limit;
+            let verify = self.opts.verify_chunk_crcs;
+            let is_draft = self.draft;
+            let prefetch = self.prefetch.get_or_insert_with(|| {
+                let scanner = ChunkScanner {
+                    data: data.clone(),
+                    pos: offset as usize,
+                    pool,
+                    draft: is_draft,
+                };
+                ParallelMap::new(
+                    scanner,
+                    self.opts.threads,
+                    self.opts.in_flight(),
+                    move |(at, recycled): (u64, Vec<u8>)| {
+                        let result = chunk_at(&data, at, is_draft)
+                            .and_then(|c| decode_chunk(&data, &c, at, limit, verify, recycled));
+                        (at, result)
+                    },
+                )
+            });
+            match prefetch.next() {
+                Some((at, result)) if at == offset => Some(result),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let decoded = match prefetched {
+            Some(result) => result,
+            None => {
+                let content = &self.data[start..end];
+                let chunk = if self.draft {
+                    draft::parse_chunk(content, offset)?
+                } else {
+                    match parse_record(op::CHUNK, content, offset)? {
+                        Record::Chunk(chunk) => chunk,
+                        _ => return Err(McapError::invalid(offset, "Chunk", "not a chunk")),
+                    }
+                };
+                decode_chunk(
+                    &self.data,
+                    &chunk,
+                    offset,
+                    self.opts.record_limit,
+                    self.opts.verify_chunk_crcs,
+                    self.pool.take(),
+                )
+            }
+        }?;
+        self.chunk = Some(ChunkCursor {
+            data: decoded,
+            pos: 0,
+            offset,
+        });
+        Ok(())
+    }
+
+    fn verify_data_section(&self, offset: u64, start: usize, end: usize) -> Result<()> {
+        let stored = match self.data[start..end].get(..4) {
+            Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            None => {
+                return Err(McapError::invalid(
+                    offset,
+                    "DataEnd",
+                    "content shorter than 4 bytes",
+                ));
+            }
+        };
+        if self.opts.verify_data_section_crc && stored != 0 {
+            let computed = crc32(&self.data[..offset as usize]);
+            if computed != stored {
+                return Err(McapError::CrcMismatch {
+                    offset,
+                    what: "data section",
+                    stored,
+                    computed,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn verify_footer(&self, offset: u64, start: usize, end: usize) -> Result<()> {
+        if self.draft {
+            if self.opts.verify_summary_crc {
+                draft::verify_footer(&self.data, offset as usize)?;
+            }
+            return self.verify_trailing_magic(end);
+        }
+        let content = &self.data[start..end];
+        if content.len() < 20 {
+            return Err(McapError::invalid(
+                offset,
+                "Footer",
+                format!("content is {} bytes, not 20", content.len()),
+            ));
+        }
+        let stored = u32::from_le_bytes([content[16], content[17], content[18], content[19]]);
+        if self.opts.verify_summary_crc
+            && stored != 0
+            && let Some(from) = self.data_end_end
+        {
+            let to = offset as usize + FOOTER_RECORD_LEN as usize - 4;
+            let computed = crc32(&self.data[from..to]);
+            if computed != stored {
+                return Err(McapError::CrcMismatch {
+                    offset,
+                    what: "summary",
+                    stored,
+                    computed,
+                });
+            }
+        }
+        self.verify_trailing_magic(end)
+    }
+
+    fn verify_trailing_magic(&self, end: usize) -> Result<()> {
+        match self.data.get(end..end + MAGIC.len()) {
+            Some(magic) if magic == MAGIC => Ok(()),
+            Some(_) => Err(McapError::BadMagic { offset: end as u64 }),
+            None if MAGIC.starts_with(&self.data[end..]) => Err(McapError::Truncated {
+                offset: end as u64,
+                record: "magic",
+                what: "trailing magic",
+            }),
+            None => Err(McapError::BadMagic { offset: end as u64 }),
+        }
+    }
+}
+
+/// The next record inside a flattened chunk.
+fn next_in_chunk(cursor: &mut ChunkCursor) -> Option<Result<Slot>> {
+    if cursor.pos >= cursor.data.len() {
+        return None;
+    }
+    match frame_at(&cursor.data, cursor.pos) {
+        Ok(Some((opcode, start, end))) => {
+            let offset = cursor.pos as u64;
+            cursor.pos = end;
+            Some(Ok(Slot {
+                in_chunk: true,
+                part: 0,
+                opcode,
+                offset,
+                start,
+                end,
+            }))
+        }
+        Ok(None) => None,
+        Err(McapError::Truncated { record, what, .. }) => {
+            let at = cursor.pos;
+            cursor.pos = cursor.data.len();
+            Some(Err(McapError::invalid(
+                cursor.offset,
+                "Chunk",
+                format!("its records end inside a {record} ({what}) at uncompressed byte {at}"),
+            )))
+        }
+        Err(e) => {
+            cursor.pos = cursor.data.len();
+            Some(Err(e))
+        }
+    }
+}
+
+/// The framing of the record at `pos`: `(opcode, content start, content end)`, `None` at the
+/// end of `data`, or a truncation error.
+pub(crate) fn frame_at(data: &[u8], pos: usize) -> Result<Option<(u8, usize, usize)>> {
+    if pos >= data.len() {
+        return Ok(None);
+    }
+    let Some(prefix) = data.get(pos..pos + 9) else {
+        return Err(McapError::Truncated {
+            offset: pos as u64,
+            record: "record",
+            what: "opcode and length",
+        });
+    };
+    let opcode = prefix[0];
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&prefix[1..9]);
+    let length = u64::from_le_bytes(len);
+    let start = pos + 9;
+    let available = (data.len() - start) as u64;
+    if length > available {
+        return Err(McapError::Truncated {
+            offset: pos as u64,
+            record: record_name(opcode),
+            what: "record content",
+        });
+    }
+    Ok(Some((opcode, start, start + length as usize)))
+}
+
+/// Walks the top-level records ahead of the reader and hands out the chunks to decode.
+struct ChunkScanner {
+    data: Bytes,
+    pos: usize,
+    pool: BufferPool,
+    draft: bool,
+}
+
+impl Iterator for ChunkScanner {
+    type Item = (u64, Vec<u8>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (opcode, _, end) = frame_at(&self.data, self.pos).ok()??;
+            let at = self.pos as u64;
+            self.pos = end;
+            match (opcode, self.draft) {
+                (op::CHUNK, false) | (draft::op::CHUNK, true) => {
+                    return Some((at, self.pool.take()));
+                }
+                (op::DATA_END, false) | (op::FOOTER, _) => return None,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Messages of a [`LinearReader`], with `Bytes` payloads (zero-copy into the input or into the
+/// decompressed chunk).
+#[derive(Debug)]
+pub struct LinearMessages {
+    reader: LinearReader,
+}
+
+impl Iterator for LinearMessages {
+    type Item = Result<OwnedMessage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.reader.draft {
+            loop {
+                match self.reader.next_record()? {
+                    Ok(Record::Message(m)) => return Some(Ok(OwnedMessage::copied(&m))),
+                    Ok(_) => continue,
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+        }
+        loop {
+            let slot = match self.reader.advance()? {
+                Ok(slot) => slot,
+                Err(e) => return Some(Err(e)),
+            };
+            if slot.opcode != op::MESSAGE {
+                continue;
+            }
+            let source = if slot.in_chunk {
+                match &self.reader.chunk {
+                    Some(c) => &c.data,
+                    None => return None,
+                }
+            } else {
+                &self.reader.data
+            };
+            let content = &source[slot.start..slot.end];
+            return Some(match message_fast(content) {
+                Some(m) => Ok(OwnedMessage::sliced(source, &m)),
+                None => Err(McapError::invalid(
+                    slot.offset,
+                    "Message",
+                    "content shorter than the 22-byte message header",
+                )),
+            });
+        }
+    }
+}

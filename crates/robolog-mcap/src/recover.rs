@@ -1,0 +1,543 @@
+//! Recovery: rewrite a truncated, corrupt or draft-layout file as a valid, fully indexed MCAP
+//! file holding everything that is intact, and say exactly what was kept and what was lost.
+
+use std::io::Write;
+use std::path::Path;
+
+use robolog_framing::{AtomicFile, ByteReader, Bytes, Decompressor, crc32};
+
+use crate::chunk::{DEFAULT_CHUNK_LIMIT, compression_from_name, decompress_into, verify_chunk_crc};
+use crate::draft;
+use crate::error::{McapError, Result};
+use crate::linear::{LinearReader, frame_at};
+use crate::options::{Layout, ReadOptions};
+use crate::parse::{RecordSplitter, attachment_crc_span, parse_record};
+use crate::records::{MAGIC, RECORD_PREFIX, Record, op, record_name};
+use crate::writer::{WriteOptions, Writer};
+
+/// What [`recover`] kept, lost and found damaged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Messages written to the output.
+    pub messages_recovered: u64,
+    /// Messages known to be lost (counted from the message indexes of chunks that could not be
+    /// decoded; the messages cut off by a truncation cannot be counted and are not included).
+    pub messages_lost: u64,
+    /// Messages kept from a chunk whose CRC did not match: they frame correctly, but one of them
+    /// may hold a flipped byte.
+    pub messages_unverified: u64,
+    /// Attachments written to the output.
+    pub attachments_recovered: u64,
+    /// Attachments lost.
+    pub attachments_lost: u64,
+    /// Metadata records written to the output.
+    pub metadata_recovered: u64,
+    /// Chunks decoded completely.
+    pub chunks_recovered: u64,
+    /// Chunks that decoded but whose CRC did not match (their messages are kept, flagged in
+    /// `messages_unverified`).
+    pub chunks_unverified: u64,
+    /// Chunks decoded partly (a cut or corrupt chunk whose first records were saved).
+    pub chunks_partial: u64,
+    /// Chunks from which nothing could be saved.
+    pub chunks_lost: u64,
+    /// Input bytes that ended up in no recovered record.
+    pub bytes_dropped: u64,
+    /// True when the input ended before its Footer.
+    pub truncated: bool,
+    /// True when the input was in the draft layout (recovery converted it).
+    pub draft: bool,
+    /// Each problem met, with its input offset.
+    pub damage: Vec<Damage>,
+}
+
+/// One problem met during recovery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    /// Input offset.
+    pub offset: u64,
+    /// What was wrong and what was done about it.
+    pub message: String,
+}
+
+impl Report {
+    /// True when nothing was lost (damage that cost nothing, like a bad index, is allowed).
+    pub fn is_lossless(&self) -> bool {
+        self.messages_lost == 0
+            && self.attachments_lost == 0
+            && self.chunks_lost == 0
+            && self.chunks_partial == 0
+            && self.chunks_unverified == 0
+            && self.messages_unverified == 0
+            && !self.truncated
+            && self.bytes_dropped == 0
+    }
+
+    fn damage(&mut self, offset: u64, message: impl Into<String>) {
+        self.damage.push(Damage {
+            offset,
+            message: message.into(),
+        });
+    }
+}
+
+/// Rewrites `input` into `out` as a valid indexed file; returns the output and the report.
+///
+/// Every complete record is kept: schemas, channels, messages (also those in the complete
+/// records of a partly written chunk), attachments, metadata and private records. Indexes,
+/// statistics and CRCs are rebuilt. `opts` chooses the output layout (compression, chunk size);
+/// the input's profile is kept.
+pub fn recover<W: Write>(input: &[u8], out: W, opts: WriteOptions) -> Result<(W, Report)> {
+    if input.len() < MAGIC.len() || input[..MAGIC.len()] != MAGIC {
+        return Err(McapError::BadMagic { offset: 0 });
+    }
+    let mut report = Report::default();
+    let mut opts = opts;
+    if let Some((profile, _)) = header_of(input) {
+        opts.profile = profile;
+    }
+    let mut writer = Writer::new(out, opts)?;
+    if draft::detect(input) == Some(Layout::Draft) {
+        report.draft = true;
+        recover_draft(input, &mut writer, &mut report)?;
+    } else {
+        Recovery {
+            input,
+            writer: &mut writer,
+            report: &mut report,
+            decompressor: Decompressor::new(),
+            buffer: Vec::new(),
+        }
+        .run()?;
+    }
+    let out = writer.finish()?;
+    Ok((out, report))
+}
+
+/// Recovers the file at `input` into `output` (written atomically: nothing appears under
+/// `output` unless recovery finishes).
+pub fn recover_file(
+    input: impl AsRef<Path>,
+    output: impl AsRef<Path>,
+    opts: WriteOptions,
+) -> Result<Report> {
+    let data =
+        robolog_framing::load_file(input).map_err(|source| McapError::Io { offset: 0, source })?;
+    let file = AtomicFile::create(output).map_err(|source| McapError::Io { offset: 0, source })?;
+    let (file, report) = recover(&data, std::io::BufWriter::new(file), opts)?;
+    let file = file.into_inner().map_err(|e| McapError::Io {
+        offset: 0,
+        source: e.into_error(),
+    })?;
+    file.commit()
+        .map_err(|source| McapError::Io { offset: 0, source })?;
+    Ok(report)
+}
+
+fn header_of(input: &[u8]) -> Option<(String, String)> {
+    let (opcode, start, end) = frame_at(input, MAGIC.len()).ok()??;
+    let mut r = ByteReader::new(&input[start..end]);
+    if opcode != op::HEADER {
+        return None;
+    }
+    let profile = r.read_str_u32("profile").ok()?.to_owned();
+    let library = r.read_str_u32("library").ok()?.to_owned();
+    Some((profile, library))
+}
+
+fn recover_draft<W: Write>(
+    input: &[u8],
+    writer: &mut Writer<W>,
+    report: &mut Report,
+) -> Result<()> {
+    let opts = ReadOptions::default()
+        .with_layout(Layout::Draft)
+        .with_threads(0);
+    let mut reader = LinearReader::with_options(Bytes::copy_from_slice(input), opts);
+    while let Some(record) = reader.next_record() {
+        match record {
+            Ok(record) => {
+                let offset = 0;
+                keep(writer, report, record, offset, false)?;
+            }
+            Err(e) => {
+                let offset = e.offset().unwrap_or(0);
+                if e.is_truncation() {
+                    report.truncated = true;
+                }
+                report.damage(offset, e.to_string());
+                if !matches!(
+                    e,
+                    McapError::CrcMismatch { .. }
+                        | McapError::Codec { .. }
+                        | McapError::UnsupportedCompression { .. }
+                ) {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Hands one intact record to the writer.
+fn keep<W: Write>(
+    writer: &mut Writer<W>,
+    report: &mut Report,
+    record: Record<'_>,
+    offset: u64,
+    unverified: bool,
+) -> Result<()> {
+    match record {
+        Record::Schema(s) => {
+            if s.id == 0 {
+                report.damage(offset, "Schema with the reserved id 0 ignored");
+            } else if let Err(e) = writer.add_schema(&s) {
+                report.damage(offset, format!("Schema {} dropped: {e}", s.id));
+            }
+        }
+        Record::Channel(c) => {
+            if let Err(e) = writer.add_channel(&c) {
+                report.damage(offset, format!("Channel {} dropped: {e}", c.id));
+            }
+        }
+        Record::Message(m) => match writer.write_message(&m) {
+            Ok(()) => {
+                report.messages_recovered += 1;
+                if unverified {
+                    report.messages_unverified += 1;
+                }
+            }
+            Err(McapError::Usage(message)) => {
+                report.messages_lost += 1;
+                report.damage(offset, format!("Message dropped: {message}"));
+            }
+            Err(e) => return Err(e),
+        },
+        Record::Attachment(a) => {
+            writer.write_attachment(&a)?;
+            report.attachments_recovered += 1;
+        }
+        Record::Metadata(m) => {
+            writer.write_metadata(&m)?;
+            report.metadata_recovered += 1;
+        }
+        Record::Unknown { opcode, content } if opcode >= 0x80 => {
+            writer.write_private_record(opcode, content)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+struct Recovery<'a, 'w, W: Write> {
+    input: &'a [u8],
+    writer: &'w mut Writer<W>,
+    report: &'w mut Report,
+    decompressor: Decompressor,
+    buffer: Vec<u8>,
+}
+
+impl<W: Write> Recovery<'_, '_, W> {
+    fn run(&mut self) -> Result<()> {
+        let input = self.input;
+        let mut pos = MAGIC.len();
+        loop {
+            match frame_at(input, pos) {
+                Ok(None) => {
+                    self.report.truncated = true;
+                    self.report
+                        .damage(pos as u64, "the file ends without DataEnd and Footer");
+                    return Ok(());
+                }
+                Ok(Some((opcode, start, end))) => {
+                    let offset = pos as u64;
+                    pos = end;
+                    match opcode {
+                        op::DATA_END | op::FOOTER => return Ok(()),
+                        op::CHUNK => self.chunk(offset, &input[start..end], end)?,
+                        op::MESSAGE_INDEX => {}
+                        _ => match parse_record(opcode, &input[start..end], offset) {
+                            Ok(Record::Attachment(a)) => {
+                                let covered = &input[start..start + attachment_crc_span(&a)];
+                                if a.crc != 0 && crc32(covered) != a.crc {
+                                    self.report.attachments_lost += 1;
+                                    self.report.bytes_dropped += (end - offset as usize) as u64;
+                                    self.report.damage(
+                                        offset,
+                                        format!("Attachment {:?} dropped: CRC mismatch", a.name),
+                                    );
+                                } else {
+                                    keep(
+                                        self.writer,
+                                        self.report,
+                                        Record::Attachment(a),
+                                        offset,
+                                        false,
+                                    )?;
+                                }
+                            }
+                            Ok(record) => keep(self.writer, self.report, record, offset, false)?,
+                            Err(e) => {
+                                self.report.bytes_dropped += (end - offset as usize) as u64;
+                                self.report.damage(offset, format!("{e}; record dropped"));
+                            }
+                        },
+                    }
+                }
+                Err(e) => {
+                    // A record runs past the end: the file was cut inside it (or its length is
+                    // corrupt). Salvage a partial chunk, then look for intact records after it.
+                    let offset = pos as u64;
+                    let opcode = input[pos];
+                    if opcode == op::CHUNK {
+                        self.partial_chunk(offset, &input[(pos + 9).min(input.len())..]);
+                    } else {
+                        self.report.damage(offset, e.to_string());
+                    }
+                    match resync(input, pos + 1) {
+                        Some(next) => {
+                            self.report.bytes_dropped += (next - pos) as u64;
+                            self.report.damage(
+                                offset,
+                                format!(
+                                    "{} with a length past the end of the file; reading resumed at byte {next}",
+                                    record_name(opcode)
+                                ),
+                            );
+                            pos = next;
+                        }
+                        None => {
+                            self.report.truncated = true;
+                            self.report.bytes_dropped += (input.len() - pos) as u64;
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A complete Chunk record.
+    fn chunk(&mut self, offset: u64, content: &[u8], end: usize) -> Result<()> {
+        let chunk = match parse_record(op::CHUNK, content, offset) {
+            Ok(Record::Chunk(chunk)) => chunk,
+            Ok(_) | Err(_) => {
+                self.lose_chunk(offset, end, content.len(), "its header is malformed");
+                return Ok(());
+            }
+        };
+        let Some(compression) = compression_from_name(chunk.compression) else {
+            self.lose_chunk(
+                offset,
+                end,
+                content.len(),
+                &format!("unsupported compression {:?}", chunk.compression),
+            );
+            return Ok(());
+        };
+        let size = usize::try_from(chunk.uncompressed_size).unwrap_or(usize::MAX);
+        let full = decompress_into(
+            &chunk,
+            offset,
+            DEFAULT_CHUNK_LIMIT,
+            &mut self.decompressor,
+            &mut self.buffer,
+        );
+        let mut partial = false;
+        if let Err(e) = full {
+            // Keep whatever decodes before the damage.
+            let cap = size.min(
+                chunk
+                    .records
+                    .len()
+                    .saturating_mul(255)
+                    .saturating_add(1 << 16),
+            );
+            let _ = self.decompressor.decompress_partial(
+                compression,
+                chunk.records,
+                cap,
+                &mut self.buffer,
+            );
+            self.report
+                .damage(offset, format!("chunk does not decompress: {e}"));
+            partial = true;
+        }
+        let mut unverified = false;
+        if !partial && let Err(e) = verify_chunk_crc(&chunk, &self.buffer, offset) {
+            self.report.damage(
+                offset,
+                format!("{e}; its messages are kept but may be damaged"),
+            );
+            unverified = true;
+        }
+        let buffer = std::mem::take(&mut self.buffer);
+        let (kept, complete) = self.inner_records(offset, &buffer, unverified)?;
+        self.buffer = buffer;
+        if partial || !complete {
+            self.report.chunks_partial += 1;
+            let indexed = self.indexed_message_count(end);
+            if indexed > kept {
+                self.report.messages_lost += indexed - kept;
+            }
+        } else if unverified {
+            self.report.chunks_unverified += 1;
+        } else {
+            self.report.chunks_recovered += 1;
+        }
+        Ok(())
+    }
+
+    /// Messages listed by the MessageIndex records right after a chunk ending at `end`.
+    fn indexed_message_count(&self, end: usize) -> u64 {
+        let mut count = 0;
+        let mut pos = end;
+        while let Ok(Some((op::MESSAGE_INDEX, start, next))) = frame_at(self.input, pos) {
+            if let Ok(Record::MessageIndex(mi)) =
+                parse_record(op::MESSAGE_INDEX, &self.input[start..next], pos as u64)
+            {
+                count += mi.records.len() as u64;
+            }
+            pos = next;
+        }
+        count
+    }
+
+    fn lose_chunk(&mut self, offset: u64, end: usize, content_len: usize, why: &str) {
+        let lost = self.indexed_message_count(end);
+        self.report.chunks_lost += 1;
+        self.report.messages_lost += lost;
+        self.report.bytes_dropped += RECORD_PREFIX + content_len as u64;
+        self.report.damage(
+            offset,
+            format!("chunk dropped ({why}); its message index lists {lost} messages"),
+        );
+    }
+
+    /// Keeps every complete record of decompressed chunk records; returns the messages kept and
+    /// whether the records ended cleanly.
+    fn inner_records(
+        &mut self,
+        offset: u64,
+        records: &[u8],
+        unverified: bool,
+    ) -> Result<(u64, bool)> {
+        let before = self.report.messages_recovered;
+        let mut complete = true;
+        for raw in RecordSplitter::chunk_records(records) {
+            let Ok(raw) = raw else {
+                complete = false;
+                break;
+            };
+            match raw.parse() {
+                Ok(record) => keep(self.writer, self.report, record, offset, unverified)?,
+                Err(e) => {
+                    self.report
+                        .damage(offset, format!("inside the chunk: {e}; record dropped"));
+                }
+            }
+        }
+        Ok((self.report.messages_recovered - before, complete))
+    }
+
+    /// The chunk a recorder was writing when it stopped: its header, then as much of its
+    /// compressed records as made it to disk.
+    fn partial_chunk(&mut self, offset: u64, content: &[u8]) {
+        let mut r = ByteReader::new(content);
+        let header = (|| {
+            r.read_u64("start")?;
+            r.read_u64("end")?;
+            let size = r.read_u64("uncompressed_size")?;
+            r.read_u32("crc")?;
+            let compression = r.read_str_u32("compression")?;
+            r.read_u64("records length")?;
+            Ok::<_, robolog_framing::Error>((size, compression))
+        })();
+        let Ok((size, compression_name)) = header else {
+            self.report.chunks_lost += 1;
+            self.report
+                .damage(offset, "cut inside the chunk header: nothing to salvage");
+            return;
+        };
+        let Some(compression) = compression_from_name(compression_name) else {
+            self.report.chunks_lost += 1;
+            self.report
+                .damage(offset, "cut chunk with an unsupported compression");
+            return;
+        };
+        let records = r.rest();
+        let cap = usize::try_from(size).unwrap_or(usize::MAX);
+        let salvage =
+            self.decompressor
+                .decompress_partial(compression, records, cap, &mut self.buffer);
+        let buffer = std::mem::take(&mut self.buffer);
+        let kept = match self.inner_records(offset, &buffer, false) {
+            Ok((kept, _)) => kept,
+            Err(e) => {
+                self.report.damage(offset, e.to_string());
+                0
+            }
+        };
+        self.buffer = buffer;
+        self.report.chunks_partial += 1;
+        self.report.damage(
+            offset,
+            format!(
+                "the file ends inside this chunk: {} of its {size} uncompressed bytes decoded{}, {kept} messages saved",
+                salvage.recovered,
+                salvage
+                    .error
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
+            ),
+        );
+    }
+}
+
+/// The next position at or after `from` where reading can resume after a corrupt length: a
+/// record that proves itself (a chunk that decompresses to its CRC, an attachment with a
+/// matching CRC, DataEnd) and is followed by another complete record or the end of the file.
+/// Weaker candidates (a schema, say) are not trusted: compressed bytes can look like anything.
+fn resync(input: &[u8], from: usize) -> Option<usize> {
+    let mut decompressor = Decompressor::new();
+    let mut buffer = Vec::new();
+    (from..input.len().saturating_sub(9)).find(|&pos| {
+        let opcode = input[pos];
+        if !matches!(opcode, op::CHUNK | op::ATTACHMENT | op::DATA_END) {
+            return false;
+        }
+        let Ok(Some((_, start, end))) = frame_at(input, pos) else {
+            return false;
+        };
+        if frame_at(input, end).is_err() {
+            return false;
+        }
+        match parse_record(opcode, &input[start..end], pos as u64) {
+            Ok(Record::DataEnd(_)) => end - start == 4,
+            Ok(Record::Attachment(a)) => {
+                a.crc != 0 && crc32(&input[start..start + attachment_crc_span(&a)]) == a.crc
+            }
+            Ok(Record::Chunk(chunk)) => {
+                let Some(compression) = compression_from_name(chunk.compression) else {
+                    return false;
+                };
+                let Ok(size) = usize::try_from(chunk.uncompressed_size) else {
+                    return false;
+                };
+                chunk.uncompressed_crc != 0
+                    && size
+                        <= chunk
+                            .records
+                            .len()
+                            .saturating_mul(255)
+                            .saturating_add(1 << 16)
+                    && decompressor
+                        .decompress(compression, chunk.records, size, size, &mut buffer)
+                        .is_ok()
+                    && crc32(&buffer) == chunk.uncompressed_crc
+            }
+            _ => false,
+        }
+    })
+}

@@ -1,0 +1,328 @@
+//! What an indexed reader knows before reading any message: schemas, channels, statistics and
+//! the chunk, attachment and metadata indexes, from the summary section (footer → summary in
+//! one read) or, when there is none or it is damaged, from a scan of the data section.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use robolog_framing::{Decompressor, crc32};
+
+use crate::chunk::{DEFAULT_CHUNK_LIMIT, decompress_into};
+use crate::error::{McapError, Result};
+use crate::linear::frame_at;
+use crate::parse::{RecordSplitter, parse_record};
+use crate::records::{
+    AttachmentIndex, Channel, ChunkIndex, FOOTER_RECORD_LEN, Footer, Header, MAGIC, MetadataIndex,
+    RECORD_PREFIX, Record, Schema, Statistics, SummaryOffset, op,
+};
+
+/// Where a [`Summary`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummarySource {
+    /// The file's summary section, found through the footer.
+    SummarySection,
+    /// A scan of the data section (no summary, a truncated file, or a summary without chunk
+    /// indexes while the file has messages).
+    Scan,
+}
+
+/// A message outside any chunk, found by a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LooseMessage {
+    pub(crate) log_time: u64,
+    pub(crate) channel_id: u16,
+    /// File offset of the Message record.
+    pub(crate) offset: u64,
+}
+
+/// The summary of a file.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The Header.
+    pub header: Option<Header<'static>>,
+    /// The Footer, when the file has one.
+    pub footer: Option<Footer>,
+    /// Schemas by id.
+    pub schemas: BTreeMap<u16, Arc<Schema<'static>>>,
+    /// Channels by id.
+    pub channels: BTreeMap<u16, Arc<Channel<'static>>>,
+    /// The Statistics record, when there is one.
+    pub statistics: Option<Statistics>,
+    /// One entry per chunk, in file order.
+    pub chunk_indexes: Vec<ChunkIndex<'static>>,
+    /// One entry per attachment.
+    pub attachment_indexes: Vec<AttachmentIndex<'static>>,
+    /// One entry per Metadata record.
+    pub metadata_indexes: Vec<MetadataIndex<'static>>,
+    /// The SummaryOffset records.
+    pub summary_offsets: Vec<SummaryOffset>,
+    /// Where this summary came from.
+    pub source: SummarySource,
+    /// Why a scan was needed, when it was (a damaged summary, say).
+    pub scan_reason: Option<String>,
+    pub(crate) loose_messages: Vec<LooseMessage>,
+}
+
+impl Summary {
+    fn empty(source: SummarySource) -> Self {
+        Self {
+            header: None,
+            footer: None,
+            schemas: BTreeMap::new(),
+            channels: BTreeMap::new(),
+            statistics: None,
+            chunk_indexes: Vec::new(),
+            attachment_indexes: Vec::new(),
+            metadata_indexes: Vec::new(),
+            summary_offsets: Vec::new(),
+            source,
+            scan_reason: None,
+            loose_messages: Vec::new(),
+        }
+    }
+
+    /// The channel with `id`.
+    pub fn channel(&self, id: u16) -> Option<&Arc<Channel<'static>>> {
+        self.channels.get(&id)
+    }
+
+    /// The schema of channel `channel_id` (`None` for schemaless channels).
+    pub fn schema_of(&self, channel_id: u16) -> Option<&Arc<Schema<'static>>> {
+        let channel = self.channels.get(&channel_id)?;
+        self.schemas.get(&channel.schema_id)
+    }
+
+    /// Messages outside chunks found by a scan (invisible to an index).
+    pub fn loose_message_count(&self) -> usize {
+        self.loose_messages.len()
+    }
+
+    fn add(&mut self, record: Record<'_>) {
+        match record {
+            Record::Header(h) => self.header = Some(h.into_owned()),
+            Record::Schema(s) if s.id != 0 => {
+                self.schemas
+                    .entry(s.id)
+                    .or_insert_with(|| Arc::new(s.into_owned()));
+            }
+            Record::Channel(c) => {
+                self.channels
+                    .entry(c.id)
+                    .or_insert_with(|| Arc::new(c.into_owned()));
+            }
+            Record::Statistics(s) => self.statistics = Some(s),
+            Record::ChunkIndex(c) => self.chunk_indexes.push(c.into_owned()),
+            Record::AttachmentIndex(a) => self.attachment_indexes.push(a.into_owned()),
+            Record::MetadataIndex(m) => self.metadata_indexes.push(m.into_owned()),
+            Record::SummaryOffset(s) => self.summary_offsets.push(s),
+            _ => {}
+        }
+    }
+}
+
+/// The ratified footer at the end of `data`, with its offset, if there is one.
+pub(crate) fn footer_of(data: &[u8]) -> Option<(usize, Footer)> {
+    let len = data.len();
+    let footer_at = len.checked_sub(FOOTER_RECORD_LEN as usize + MAGIC.len())?;
+    if footer_at < MAGIC.len() || data[len - MAGIC.len()..] != MAGIC {
+        return None;
+    }
+    let (opcode, start, end) = frame_at(data, footer_at).ok()??;
+    if opcode != op::FOOTER || end - start != 20 {
+        return None;
+    }
+    match parse_record(opcode, &data[start..end], footer_at as u64).ok()? {
+        Record::Footer(f) => Some((footer_at, f)),
+        _ => None,
+    }
+}
+
+/// Reads the summary through the footer, falling back to a scan.
+pub(crate) fn load(data: &[u8], verify_crc: bool) -> Result<Summary> {
+    if data.len() < MAGIC.len() || data[..MAGIC.len()] != MAGIC {
+        return Err(if MAGIC.starts_with(data) {
+            McapError::Truncated {
+                offset: 0,
+                record: "magic",
+                what: "leading magic",
+            }
+        } else {
+            McapError::BadMagic { offset: 0 }
+        });
+    }
+    let header = header_of(data);
+    let Some((footer_at, footer)) = footer_of(data) else {
+        let mut s = scan(data, data.len(), "the file has no footer (truncated?)")?;
+        s.header = header.or(s.header);
+        return Ok(s);
+    };
+    if footer.summary_start == 0 {
+        let mut s = scan(data, footer_at, "the file has no summary")?;
+        s.footer = Some(footer);
+        s.header = header.or(s.header);
+        return Ok(s);
+    }
+    match from_summary_section(data, footer_at, footer, verify_crc) {
+        Ok(mut s) => {
+            s.header = header;
+            let may_have_messages = s.statistics.as_ref().is_none_or(|st| st.message_count > 0);
+            if s.chunk_indexes.is_empty() && may_have_messages {
+                // An unchunked file: its messages are only found by reading the data section.
+                let end = usize::try_from(footer.summary_start).unwrap_or(footer_at);
+                let scanned = scan(data, end, "the summary has no chunk indexes")?;
+                s.loose_messages = scanned.loose_messages;
+                s.chunk_indexes = scanned.chunk_indexes;
+                for (id, schema) in scanned.schemas {
+                    s.schemas.entry(id).or_insert(schema);
+                }
+                for (id, channel) in scanned.channels {
+                    s.channels.entry(id).or_insert(channel);
+                }
+                s.source = SummarySource::Scan;
+                s.scan_reason = scanned.scan_reason;
+            }
+            Ok(s)
+        }
+        Err(e) if matches!(e, McapError::CrcMismatch { .. }) => Err(e),
+        Err(e) => {
+            let mut s = scan(data, footer_at, &format!("the summary is damaged: {e}"))?;
+            s.footer = Some(footer);
+            s.header = header.or(s.header);
+            Ok(s)
+        }
+    }
+}
+
+fn header_of(data: &[u8]) -> Option<Header<'static>> {
+    let (opcode, start, end) = frame_at(data, MAGIC.len()).ok()??;
+    if opcode != op::HEADER {
+        return None;
+    }
+    match parse_record(opcode, &data[start..end], MAGIC.len() as u64).ok()? {
+        Record::Header(h) => Some(h.into_owned()),
+        _ => None,
+    }
+}
+
+fn from_summary_section(
+    data: &[u8],
+    footer_at: usize,
+    footer: Footer,
+    verify_crc: bool,
+) -> Result<Summary> {
+    let start = usize::try_from(footer.summary_start).unwrap_or(usize::MAX);
+    if start < MAGIC.len() || start > footer_at {
+        return Err(McapError::invalid(
+            footer_at as u64,
+            "Footer",
+            format!("summary_start {} is outside the file", footer.summary_start),
+        ));
+    }
+    if verify_crc && footer.summary_crc != 0 {
+        let computed = crc32(&data[start..footer_at + FOOTER_RECORD_LEN as usize - 4]);
+        if computed != footer.summary_crc {
+            return Err(McapError::CrcMismatch {
+                offset: footer_at as u64,
+                what: "summary",
+                stored: footer.summary_crc,
+                computed,
+            });
+        }
+    }
+    let mut summary = Summary::empty(SummarySource::SummarySection);
+    summary.footer = Some(footer);
+    for raw in RecordSplitter::new(&data[start..footer_at], start as u64) {
+        let raw = raw?;
+        summary.add(raw.parse()?);
+    }
+    Ok(summary)
+}
+
+/// Builds a summary from the data section `data[8..end]`: schemas and channels (also from
+/// inside chunks), a ChunkIndex per chunk (with its message indexes when they follow it),
+/// attachment and metadata indexes, and the messages outside chunks. Stops quietly at the first
+/// damaged or truncated record: everything before it is usable.
+pub(crate) fn scan(data: &[u8], end: usize, reason: &str) -> Result<Summary> {
+    let mut summary = Summary::empty(SummarySource::Scan);
+    summary.scan_reason = Some(reason.to_owned());
+    let data = &data[..end.min(data.len())];
+    let mut pos = MAGIC.len();
+    let mut decompressor = Decompressor::new();
+    let mut buffer = Vec::new();
+    let mut last_chunk: Option<usize> = None;
+    while let Ok(Some((opcode, start, end))) = frame_at(data, pos) {
+        let offset = pos as u64;
+        pos = end;
+        let content = &data[start..end];
+        if opcode == op::MESSAGE_INDEX {
+            if let Some(i) = last_chunk
+                && let Some(index) = summary.chunk_indexes.get_mut(i)
+                && let Ok(Record::MessageIndex(mi)) = parse_record(opcode, content, offset)
+            {
+                index.message_index_offsets.insert(mi.channel_id, offset);
+                index.message_index_length += RECORD_PREFIX + content.len() as u64;
+            }
+            continue;
+        }
+        last_chunk = None;
+        let Ok(record) = parse_record(opcode, content, offset) else {
+            continue;
+        };
+        match record {
+            Record::Chunk(chunk) => {
+                last_chunk = Some(summary.chunk_indexes.len());
+                summary.chunk_indexes.push(ChunkIndex {
+                    message_start_time: chunk.message_start_time,
+                    message_end_time: chunk.message_end_time,
+                    chunk_start_offset: offset,
+                    chunk_length: RECORD_PREFIX + content.len() as u64,
+                    message_index_offsets: BTreeMap::new(),
+                    message_index_length: 0,
+                    compression: std::borrow::Cow::Owned(chunk.compression.to_owned()),
+                    compressed_size: chunk.records.len() as u64,
+                    uncompressed_size: chunk.uncompressed_size,
+                });
+                // Channels defined only inside chunks are needed to filter by topic.
+                if decompress_into(
+                    &chunk,
+                    offset,
+                    DEFAULT_CHUNK_LIMIT,
+                    &mut decompressor,
+                    &mut buffer,
+                )
+                .is_ok()
+                {
+                    for raw in RecordSplitter::chunk_records(&buffer).flatten() {
+                        if matches!(raw.opcode, op::SCHEMA | op::CHANNEL)
+                            && let Ok(r) = raw.parse()
+                        {
+                            summary.add(r);
+                        }
+                    }
+                }
+            }
+            Record::Message(m) => summary.loose_messages.push(LooseMessage {
+                log_time: m.log_time,
+                channel_id: m.channel_id,
+                offset,
+            }),
+            Record::Attachment(a) => summary.attachment_indexes.push(AttachmentIndex {
+                offset,
+                length: RECORD_PREFIX + content.len() as u64,
+                log_time: a.log_time,
+                create_time: a.create_time,
+                data_size: a.data.len() as u64,
+                name: std::borrow::Cow::Owned(a.name.into_owned()),
+                media_type: std::borrow::Cow::Owned(a.media_type.into_owned()),
+            }),
+            Record::Metadata(m) => summary.metadata_indexes.push(MetadataIndex {
+                offset,
+                length: RECORD_PREFIX + content.len() as u64,
+                name: std::borrow::Cow::Owned(m.name.into_owned()),
+            }),
+            Record::DataEnd(_) | Record::Footer(_) => break,
+            other => summary.add(other),
+        }
+    }
+    Ok(summary)
+}

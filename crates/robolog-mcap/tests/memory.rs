@@ -1,0 +1,176 @@
+//! Peak heap use is bounded by the chunk size, not the file size: writing, linear, streaming and
+//! indexed reading of a 48 MB file each stay under a few chunks' worth of memory.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
+
+use std::collections::BTreeMap;
+
+use robolog_mcap::{
+    Bytes, Compression, LinearReader, McapReader, Message, Order, StreamReader, WriteOptions,
+    Writer,
+};
+
+#[global_allocator]
+static ALLOC: dhat::Alloc = dhat::Alloc;
+
+/// The heap profile is process-wide: the tests of this file take turns.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+const CHUNK: u64 = 1 << 20;
+const MESSAGES: u64 = 3000;
+const SIZE: usize = 16 * 1024;
+
+fn write_to<W: std::io::Write>(out: W, compression: Compression) -> W {
+    let opts = WriteOptions::default()
+        .with_compression(compression)
+        .with_chunk_size(Some(CHUNK));
+    let mut w = Writer::new(out, opts).unwrap();
+    let channels: Vec<u16> = ["/a", "/b", "/c"]
+        .iter()
+        .map(|t| w.register_channel(t, "raw", 0, BTreeMap::new()).unwrap())
+        .collect();
+    let mut data = vec![0u8; SIZE];
+    for i in 0..MESSAGES {
+        data[..8].copy_from_slice(&i.to_le_bytes());
+        data[8] = i as u8;
+        // Overlapping time ranges between chunks: every 3rd message goes 40 ms back.
+        let t = i * 1_000_000 - if i % 3 == 1 && i > 100 { 40_000_000 } else { 0 };
+        w.write_message(&Message {
+            channel_id: channels[(i % 3) as usize],
+            sequence: i as u32,
+            log_time: t,
+            publish_time: t,
+            data: &data,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// Runs `f` under a fresh heap profiler and returns the peak bytes it had allocated at once.
+fn peak(f: impl FnOnce()) -> usize {
+    // Buffers kept from earlier reads would hide the allocations of this one.
+    robolog_mcap::release_buffers();
+    let _profiler = dhat::Profiler::builder().testing().build();
+    f();
+    dhat::HeapStats::get().max_bytes
+}
+
+#[test]
+fn peak_memory_is_bounded_by_the_chunk_size() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let bound = 16 * CHUNK as usize;
+    for compression in [Compression::Zstd, Compression::Lz4] {
+        let file = Bytes::from(write_to(Vec::new(), compression));
+        let total = MESSAGES as usize * SIZE;
+        assert!(total > 2 * bound, "the file must be larger than the bound");
+
+        let writing = peak(|| {
+            write_to(std::io::sink(), compression);
+        });
+        let linear = peak(|| {
+            let n = LinearReader::new(file.clone())
+                .into_messages()
+                .fold(0, |n, m| {
+                    m.unwrap();
+                    n + 1
+                });
+            assert_eq!(n as u64, MESSAGES);
+        });
+        let streaming = peak(|| {
+            let mut reader = StreamReader::new(&file[..]);
+            let mut n = 0;
+            while let Some(r) = reader.next_record() {
+                if matches!(r.unwrap(), robolog_mcap::Record::Message(_)) {
+                    n += 1;
+                }
+            }
+            assert_eq!(n, MESSAGES);
+        });
+        let indexed = peak(|| {
+            let reader = McapReader::open(file.clone()).unwrap();
+            for order in [Order::LogTime, Order::ReverseLogTime, Order::File] {
+                let n = reader
+                    .messages()
+                    .order(order)
+                    .iter()
+                    .unwrap()
+                    .fold(0, |n, m| {
+                        m.unwrap();
+                        n + 1
+                    });
+                assert_eq!(n as u64, MESSAGES);
+            }
+        });
+        for (what, bytes) in [
+            ("write", writing),
+            ("linear", linear),
+            ("stream", streaming),
+            ("indexed", indexed),
+        ] {
+            eprintln!("{compression:?} {what}: peak heap {bytes} bytes for a {total}-byte file");
+            assert!(
+                bytes < bound,
+                "{compression:?} {what}: peak {bytes} bytes for a {total}-byte file (bound {bound})"
+            );
+        }
+    }
+}
+
+#[test]
+fn chunks_overlapping_in_time_stay_within_the_cache() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Every chunk spans the whole recording: a time-ordered read needs all of them at once,
+    // which the cache refuses; evicted chunks are decoded again when due.
+    let opts = WriteOptions::default().with_chunk_size(Some(256 * 1024));
+    let mut w = Writer::new(Vec::new(), opts).unwrap();
+    let channel = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
+    let mut data = vec![7u8; SIZE];
+    let n = 2000u64;
+    for i in 0..n {
+        let t = (i * 7919) % n;
+        data[..8].copy_from_slice(&t.to_le_bytes());
+        w.write_message(&Message {
+            channel_id: channel,
+            sequence: i as u32,
+            log_time: t,
+            publish_time: t,
+            data: &data,
+        })
+        .unwrap();
+    }
+    let file = Bytes::from(w.finish().unwrap());
+    let total = n as usize * SIZE;
+    for order in [Order::LogTime, Order::ReverseLogTime] {
+        let bytes = peak(|| {
+            let opts = robolog_mcap::ReadOptions {
+                cache_bytes: 2 << 20,
+                ..robolog_mcap::ReadOptions::default()
+            };
+            let reader = McapReader::with_options(file.clone(), opts).unwrap();
+            let mut times = Vec::new();
+            for m in reader.messages().order(order).iter().unwrap() {
+                let m = m.unwrap();
+                assert_eq!(&m.data[..8], &m.log_time.to_le_bytes());
+                times.push(m.log_time);
+            }
+            let mut want: Vec<u64> = (0..n).collect();
+            if order == Order::ReverseLogTime {
+                want.reverse();
+            }
+            assert_eq!(times, want);
+        });
+        eprintln!(
+            "{order:?} over overlapping chunks: peak heap {bytes} bytes for a {total}-byte file"
+        );
+        assert!(
+            bytes < 8 << 20,
+            "{order:?}: peak {bytes} bytes for a {total}-byte file"
+        );
+    }
+}
