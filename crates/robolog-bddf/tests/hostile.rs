@@ -30,7 +30,9 @@ fn describe(e: &Error) -> String {
             let pod = format!("{source:?}");
             format!(
                 "({})",
-                pod.split(|c: char| !c.is_alphanumeric()).next().unwrap_or_default()
+                pod.split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
             )
         }
         Error::Truncated { what, .. } => format!("({what})"),
@@ -38,7 +40,9 @@ fn describe(e: &Error) -> String {
             let kind = format!("{:?}", e.kind);
             format!(
                 "({})",
-                kind.split(|c: char| !c.is_alphanumeric()).next().unwrap_or_default()
+                kind.split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
             )
         }
         _ => String::new(),
@@ -286,5 +290,8 @@ fn every_hostile_file_fails_exactly_as_expected_within_the_memory_bound() {
         }
     });
     assert!(checked >= 20);
-    eprintln!("peak allocation over {checked} files: {} bytes", peak.peak());
+    eprintln!(
+        "peak allocation over {checked} files: {} bytes",
+        peak.peak()
+    );
 }

@@ -59,7 +59,11 @@ fn exercise(data: &[u8]) {
     let options = ReindexOptions::new()
         .mode(ReindexMode::Salvage)
         .max_chunk_size(HOSTILE_CHUNK_LIMIT);
-    let _ = reindex(&Bytes::copy_from_slice(data), Cursor::new(Vec::new()), &options);
+    let _ = reindex(
+        &Bytes::copy_from_slice(data),
+        Cursor::new(Vec::new()),
+        &options,
+    );
 }
 
 fn bag(index: usize) -> Vec<u8> {

@@ -355,19 +355,11 @@ pub(crate) fn generate() -> Vec<HostileFile> {
     // of float64 samples.
     add(
         "pod-dimensions-overflow.bddf",
-        model(
-            &[pod_overflow_series()],
-            Tweaks::default(),
-        )
-        .bytes,
+        model(&[pod_overflow_series()], Tweaks::default()).bytes,
     );
     add(
         "pod-partial-sample.bddf",
-        model(
-            &[pod_partial_series()],
-            Tweaks::default(),
-        )
-        .bytes,
+        model(&[pod_partial_series()], Tweaks::default()).bytes,
     );
     // Everything that can be empty is: a series with an empty name, a data block with a 0-byte
     // descriptor (series 0, time 0) and a 0-byte payload, and a 0-byte index block.
