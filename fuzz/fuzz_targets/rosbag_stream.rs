@@ -6,12 +6,14 @@ use robolog_fuzz::CHUNK_LIMIT;
 use robolog_rosbag::{StreamOptions, StreamReader};
 
 fuzz_target!(|data: &[u8]| {
-    for recover in [true, false] {
+    // Recovery off on odd lengths: both modes get half the inputs, each input one pass.
+    let recover = data.len() % 2 == 0;
+    {
         let options = StreamOptions::new()
             .max_record_len(CHUNK_LIMIT as u64)
             .recover(recover);
         let Ok(mut reader) = StreamReader::with_options(data, options) else {
-            continue;
+            return;
         };
         let _ = reader.version();
         loop {

@@ -44,8 +44,16 @@ fn main() -> Result<(), Box<dyn Error>> {
     let msg_bad: Vec<PathBuf> = files(&testdata.join("bad/msg"), &["msgdef", "msg"])?;
 
     copy_all(&corpus.join("msg_parse"), msg.iter().chain(&msg_bad))?;
+    // bz2 chunks that decode to hundreds of kilobytes cost milliseconds per execution (the
+    // decoder is instrumented too); the small bz2 bags written below cover that codec.
+    let fast_bags: Vec<PathBuf> = bags
+        .iter()
+        .filter(|p| !p.to_string_lossy().contains("bz2"))
+        .cloned()
+        .collect();
     for target in ["rosbag_indexed", "rosbag_stream"] {
-        copy_all(&corpus.join(target), &bags)?;
+        copy_all(&corpus.join(target), &fast_bags)?;
+        small_bz2_blocks(&corpus.join(target))?;
         for (name, bytes) in small_bags()? {
             write_seed(&corpus.join(target), &name, &bytes)?;
         }
@@ -112,6 +120,28 @@ fn write_seed(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Box<dyn Error>
     Ok(())
 }
 
+/// Rewrites the bzip2 streams of the bag seeds from 900 kB blocks (`BZh9`) to 100 kB blocks
+/// (`BZh1`). The chunks are far smaller than 100 kB, so they still decode, and the decoder then
+/// sets up 400 kB of tables instead of 3.6 MB per chunk: about 5 times more executions per
+/// second on bz2 inputs.
+fn small_bz2_blocks(dir: &Path) -> Result<(), Box<dyn Error>> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        let mut bytes = fs::read(&path)?;
+        let mut changed = false;
+        for at in 0..bytes.len().saturating_sub(4) {
+            if &bytes[at..at + 4] == b"BZh9" {
+                bytes[at + 3] = b'1';
+                changed = true;
+            }
+        }
+        if changed {
+            fs::write(&path, bytes)?;
+        }
+    }
+    Ok(())
+}
+
 /// Three-message bags, one per chunk compression, with two chunks each.
 fn small_bags() -> Result<Vec<(String, Vec<u8>)>, Box<dyn Error>> {
     let mut out = Vec::new();
@@ -122,6 +152,7 @@ fn small_bags() -> Result<Vec<(String, Vec<u8>)>, Box<dyn Error>> {
     ] {
         let options = WriteOptions::new()
             .compression(compression)
+            .bz2_level(1)
             .chunk_threshold(64);
         let mut writer = Writer::with_options(Cursor::new(Vec::new()), options)?;
         let chatter = writer.add_connection(
