@@ -290,8 +290,4 @@ fn every_hostile_file_fails_exactly_as_expected_within_the_memory_bound() {
         }
     });
     assert!(checked >= 20);
-    eprintln!(
-        "peak allocation over {checked} files: {} bytes",
-        peak.peak()
-    );
 }

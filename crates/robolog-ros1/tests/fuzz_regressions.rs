@@ -23,5 +23,8 @@ fn projecting_past_arrays_of_zero_byte_messages_is_immediate() {
     assert_eq!(plan.fixed_size(), None);
     let message = [0xff, 0xff, 0xff, 0xff, 7];
     let projection = plan.projection(&["after"]).unwrap();
-    assert_eq!(projection.extract(&message).unwrap(), [Some(Value::UInt8(7))]);
+    assert_eq!(
+        projection.extract(&message).unwrap(),
+        [Some(Value::UInt8(7))]
+    );
 }

@@ -137,6 +137,12 @@ pub fn run_corpus(
             break;
         }
     }
+    eprintln!(
+        "testdata/bad/{format}: {} files, process allocation peak {} bytes (bound {})",
+        names.len(),
+        peak.peak(),
+        peak.bound()
+    );
     assert!(
         failures.is_empty(),
         "{} of {} hostile {format} files failed:\n  {}",
