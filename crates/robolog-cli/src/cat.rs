@@ -49,7 +49,7 @@ fn cat_file(args: &CatArgs, filter: Filter, printer: &mut Printer<'_>) -> Result
         printer.topic_width = printer.topic_width.max(entry.channel.topic.chars().count());
         printer.type_width = printer
             .type_width
-            .max(entry.channel.type_name().chars().count());
+            .max(type_label(&entry.channel).chars().count());
     }
     if let Some(decoder) = &mut printer.decoder
         && filter.all_times()
@@ -123,6 +123,14 @@ fn cat_stream(
     }
 }
 
+/// The type column: the schema name, `-` for a channel without one.
+fn type_label(channel: &robolog::Channel) -> &str {
+    match channel.type_name() {
+        "" => "-",
+        name => name,
+    }
+}
+
 fn not_decodable(error: robolog::DecodeError) -> String {
     format!("{error}; pick the topics to decode with --topic")
 }
@@ -157,7 +165,7 @@ impl Printer<'_> {
                 "{}  {:<tw$}  {:<yw$}  {} B",
                 format_utc(message.log_time_ns),
                 channel.topic,
-                channel.type_name(),
+                type_label(channel),
                 message.data.len(),
                 tw = self.topic_width,
                 yw = self.type_width,

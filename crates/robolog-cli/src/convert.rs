@@ -179,27 +179,27 @@ fn write_report(
     let format = format.map_or_else(String::new, |f| format!("{f}, "));
     writeln!(
         out,
-        "wrote {} ({}{}): {} messages ({} of payload) on {} channels",
+        "wrote {} ({}{}): {} messages ({} of payload) on {} channel{}",
         display_path(output),
         format,
         human_bytes(finished.bytes),
         report.messages,
         human_bytes(report.bytes),
         report.channels,
+        if report.channels == 1 { "" } else { "s" },
     )?;
-    if report.attachments + report.attachments_dropped > 0 {
-        writeln!(
-            out,
-            "attachments: {} written, {} dropped (the format cannot hold them)",
-            report.attachments, report.attachments_dropped
-        )?;
-    }
-    if report.metadata + report.metadata_dropped > 0 {
-        writeln!(
-            out,
-            "metadata: {} written, {} dropped (the format cannot hold them)",
-            report.metadata, report.metadata_dropped
-        )?;
+    for (what, written, dropped) in [
+        ("attachments", report.attachments, report.attachments_dropped),
+        ("metadata records", report.metadata, report.metadata_dropped),
+    ] {
+        if dropped > 0 {
+            writeln!(
+                out,
+                "{what}: {written} written, {dropped} dropped (the output format cannot hold them)"
+            )?;
+        } else if written > 0 {
+            writeln!(out, "{what}: {written} written")?;
+        }
     }
     for channel in &report.skipped_channels {
         writeln!(out, "skipped channel without messages: {channel}")?;

@@ -45,11 +45,12 @@ fn type_arg(args: &MsgArgs) -> Result<Option<TypeName>, Failure> {
         .transpose()
 }
 
-/// `<pkg>/msg/<Type>.msg` (or `srv/`, `action/`) names its type.
+/// `<pkg>/msg/<Type>.msg` (or `srv/<Type>.srv`, `action/<Type>.action`) names its type.
 fn type_from_path(path: &Path) -> Option<TypeName> {
     let stem = path.file_stem()?.to_str()?;
+    let kind = path.extension()?.to_str()?;
     let folder = path.parent()?;
-    if !matches!(folder.file_name()?.to_str()?, "msg" | "srv" | "action") {
+    if !matches!(kind, "msg" | "srv" | "action") || folder.file_name()?.to_str()? != kind {
         return None;
     }
     let package = folder.parent()?.file_name()?.to_str()?;
