@@ -76,7 +76,7 @@ fn cat_file(args: &CatArgs, filter: Filter, printer: &mut Printer<'_>) -> Result
         let message = message.map_err(|e| Failure::log(e, file))?;
         printer.print(&message, file)?;
         printed += 1;
-        if printed % PROGRESS_EVERY == 0 {
+        if printed.is_multiple_of(PROGRESS_EVERY) {
             bar.set(printed);
         }
     }
@@ -90,7 +90,8 @@ fn cat_stream(
     input: impl Read,
 ) -> Result<Outcome, Failure> {
     let file = &args.file;
-    let matcher: Option<TopicMatcher> = filter.topic_matcher().map_err(|e| Failure::log(e, file))?;
+    let matcher: Option<TopicMatcher> =
+        filter.topic_matcher().map_err(|e| Failure::log(e, file))?;
     let mut stream = robolog::open_reader(input).map_err(|e| Failure::log(e, file))?;
     let mut printed = 0u64;
     if args.limit != Some(0) {

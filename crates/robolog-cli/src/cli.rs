@@ -10,9 +10,16 @@ use crate::time::parse_time;
 /// Inspect, print, convert, check, recover and merge robot logs: ROS bag 2.0 and 1.2, MCAP and
 /// BDDF, recognised from their first bytes.
 #[derive(Debug, Parser)]
-#[command(name = "robolog", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Exit codes: 0 ok, 1 error (or problems found by `check`), \
-                        2 usage, 3 data lost (`recover`).")]
+#[command(
+    name = "robolog",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 error (or problems found by `check`), \
+                        2 usage, 3 data lost (`recover`)."
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,

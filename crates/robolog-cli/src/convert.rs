@@ -36,11 +36,15 @@ pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Out
             .and_then(|mut stream| robolog::convert_stream(&mut stream, &mut *writer, progress)),
     }
     .map_err(|e| Failure::log(e, input))?;
-    let finished = writer
-        .finish()
-        .map_err(|e| Failure::log(e, &args.output))?;
+    let finished = writer.finish().map_err(|e| Failure::log(e, &args.output))?;
     bar.finish();
-    write_report(&report, &finished, format_of(&args.write, &args.output), &args.output, out)?;
+    write_report(
+        &report,
+        &finished,
+        format_of(&args.write, &args.output),
+        &args.output,
+        out,
+    )?;
     warn_input(&report, input);
     Ok(Outcome::Ok)
 }
@@ -72,11 +76,15 @@ pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome
             }
         }
     })?;
-    let finished = writer
-        .finish()
-        .map_err(|e| Failure::log(e, &args.output))?;
+    let finished = writer.finish().map_err(|e| Failure::log(e, &args.output))?;
     bar.finish();
-    write_report(&report, &finished, format_of(&args.write, &args.output), &args.output, out)?;
+    write_report(
+        &report,
+        &finished,
+        format_of(&args.write, &args.output),
+        &args.output,
+        out,
+    )?;
     for (path, log) in args.inputs.iter().zip(&logs) {
         warn_problems(log.problems(), path);
     }
@@ -84,7 +92,10 @@ pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome
     Ok(Outcome::Ok)
 }
 
-fn create(output: &Path, options: WriterOptions) -> Result<Box<dyn robolog::LogWriter + Send>, Failure> {
+fn create(
+    output: &Path,
+    options: WriterOptions,
+) -> Result<Box<dyn robolog::LogWriter + Send>, Failure> {
     let file = Output::file(output).map_err(|e| Failure::log(e, output))?;
     robolog::create_writer(file, options).map_err(|e| Failure::log(e, output))
 }
@@ -157,7 +168,10 @@ pub(crate) fn writer_options(
             WriterOptions::Bag(o)
         }
         WriterOptions::Bddf(o) => {
-            if settings.compression.is_some_and(|c| c != CompressionArg::None) {
+            if settings
+                .compression
+                .is_some_and(|c| c != CompressionArg::None)
+            {
                 return Err(refuse("BDDF files are not compressed".into()));
             }
             if settings.chunk_size.is_some() {
@@ -189,7 +203,11 @@ fn write_report(
         if report.channels == 1 { "" } else { "s" },
     )?;
     for (what, written, dropped) in [
-        ("attachments", report.attachments, report.attachments_dropped),
+        (
+            "attachments",
+            report.attachments,
+            report.attachments_dropped,
+        ),
         ("metadata records", report.metadata, report.metadata_dropped),
     ] {
         if dropped > 0 {

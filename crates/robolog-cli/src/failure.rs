@@ -108,9 +108,7 @@ impl Failure {
     /// A usage error found after parsing.
     pub(crate) fn usage(kind: clap::error::ErrorKind, message: impl fmt::Display) -> Self {
         use clap::CommandFactory;
-        Failure::Usage(Box::new(
-            crate::cli::Cli::command().error(kind, message),
-        ))
+        Failure::Usage(Box::new(crate::cli::Cli::command().error(kind, message)))
     }
 }
 

@@ -168,7 +168,8 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         format!("{} ({} bytes)", human_bytes(info.file_size), info.file_size),
     ));
     lines.push(("messages", info.message_count.to_string()));
-    if let (Some(start), Some(end), Some(duration)) = (info.start_time, info.end_time, info.duration)
+    if let (Some(start), Some(end), Some(duration)) =
+        (info.start_time, info.end_time, info.duration)
     {
         lines.push(("start", format!("{} ({start} ns)", format_utc(start))));
         lines.push(("end", format!("{} ({end} ns)", format_utc(end))));

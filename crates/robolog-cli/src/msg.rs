@@ -33,7 +33,11 @@ struct Loaded {
 }
 
 fn dialect(args: &MsgArgs) -> Dialect {
-    if args.ros2 { Dialect::Ros2 } else { Dialect::Ros1 }
+    if args.ros2 {
+        Dialect::Ros2
+    } else {
+        Dialect::Ros1
+    }
 }
 
 fn type_arg(args: &MsgArgs) -> Result<Option<TypeName>, Failure> {

@@ -4,7 +4,9 @@
 /// `G`/`GiB`; any case).
 pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, suffix) = text.split_at(digits);
     let number: u64 = number
         .parse()

@@ -43,9 +43,15 @@ mod tests {
     #[test]
     fn integers_and_rfc3339() {
         assert_eq!(parse_time("0"), Ok(0));
-        assert_eq!(parse_time("1600000000000000000"), Ok(1_600_000_000_000_000_000));
+        assert_eq!(
+            parse_time("1600000000000000000"),
+            Ok(1_600_000_000_000_000_000)
+        );
         // 1600000000 s is 2020-09-13T12:26:40Z (the Unix "billennium" date).
-        assert_eq!(parse_time("2020-09-13T12:26:40Z"), Ok(1_600_000_000_000_000_000));
+        assert_eq!(
+            parse_time("2020-09-13T12:26:40Z"),
+            Ok(1_600_000_000_000_000_000)
+        );
         assert_eq!(
             parse_time("2020-09-13T14:26:40.000000002+02:00"),
             Ok(1_600_000_000_000_000_002)
@@ -64,7 +70,11 @@ mod tests {
         assert!(before.contains("before 1970"), "{before}");
         let local = parse_time("2020-09-13T12:26:40").unwrap_err();
         assert!(local.contains("RFC 3339"), "{local}");
-        assert!(parse_time("18446744073709551616").unwrap_err().contains("too large"));
+        assert!(
+            parse_time("18446744073709551616")
+                .unwrap_err()
+                .contains("too large")
+        );
         assert!(parse_time("").is_err());
         assert!(parse_time("-5").is_err());
     }

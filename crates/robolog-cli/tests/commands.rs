@@ -70,20 +70,28 @@ fn info_bag_2_0() {
         pairs(&[("/chatter", 50), ("/imu", 50), ("/custom", 50)])
     );
     assert_eq!(info["channels"][1]["schema_name"], "sensor_msgs/Imu");
-    assert_eq!(info["channels"][0]["metadata"]["md5sum"], "992ce8a1687cec8c8bd883ec73ca41d1");
+    assert_eq!(
+        info["channels"][0]["metadata"]["md5sum"],
+        "992ce8a1687cec8c8bd883ec73ca41d1"
+    );
     assert_eq!(info["index"], json!({"source": "index"}));
 
     let text = robolog(["info", BAG_LZ4]).expect(0).stdout;
     assert!(text.contains("format:   ROS bag 2.0\n"), "{text}");
     assert!(text.contains("messages: 150\n"), "{text}");
-    assert!(text.contains("2020-09-13T12:26:40.490000002Z (1600000000490000002 ns)"), "{text}");
+    assert!(
+        text.contains("2020-09-13T12:26:40.490000002Z (1600000000490000002 ns)"),
+        "{text}"
+    );
     assert!(text.contains("chunks:   9 (9 lz4)"), "{text}");
     assert!(text.contains("/imu      sensor_msgs/Imu"), "{text}");
 }
 
 #[test]
 fn info_bag_upstream_bz2() {
-    let info = robolog(["info", "--json", BAG_BZ2_EXAMPLE]).expect(0).json();
+    let info = robolog(["info", "--json", BAG_BZ2_EXAMPLE])
+        .expect(0)
+        .json();
     assert_eq!(info["message_count"], 8647);
     assert_eq!(info["chunks"]["count"], 1);
     assert_eq!(info["chunks"]["by_compression"][0]["compression"], "bz2");
@@ -153,7 +161,10 @@ fn info_mcap() {
 
     let text = robolog(["info", MCAP]).expect(0).stdout;
     assert!(text.contains("chunks:   10 (10 zstd)"), "{text}");
-    assert!(text.contains("calibration.json  application/json"), "{text}");
+    assert!(
+        text.contains("calibration.json  application/json"),
+        "{text}"
+    );
     assert!(text.contains("    robot_id = r2\n"), "{text}");
 }
 
@@ -195,7 +206,10 @@ fn info_bddf() {
             ),
         ])
     );
-    assert_eq!(info["channels"][0]["schema_name"], "bosdyn.api.RobotIdRequest");
+    assert_eq!(
+        info["channels"][0]["schema_name"],
+        "bosdyn.api.RobotIdRequest"
+    );
     assert_eq!(info["channels"][4]["schema_name"], "float32[3]");
     assert_eq!(
         info["metadata"][0]["entries"]["bosdyn:robot-serial-number"],
@@ -240,9 +254,11 @@ fn cat_bag_decoded_with_topic_and_rfc3339_window() {
 
 #[test]
 fn cat_bag_imu_decoded_values() {
-    let lines = robolog(["cat", BAG_LZ4, "-t", "/imu", "--json", "--decode", "--limit", "2"])
-        .expect(0)
-        .json_lines();
+    let lines = robolog([
+        "cat", BAG_LZ4, "-t", "/imu", "--json", "--decode", "--limit", "2",
+    ])
+    .expect(0)
+    .json_lines();
     assert_eq!(lines.len(), 2);
     let imu = &lines[1]["message"];
     assert_eq!(lines[1]["log_time"], BAG_T0 + 10_000_001);
@@ -261,15 +277,26 @@ fn cat_bag_1_2_text_lines() {
     let run = robolog(["cat", BAG_V12, "--limit", "3"]).expect(0);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert_eq!(lines[0], "2020-09-13T12:26:40.000000000Z  /chatter  std_msgs/String   11 B");
-    assert_eq!(lines[1], "2020-09-13T12:26:40.000000001Z  /imu      sensor_msgs/Imu   320 B");
+    assert_eq!(
+        lines[0],
+        "2020-09-13T12:26:40.000000000Z  /chatter  std_msgs/String   11 B"
+    );
+    assert_eq!(
+        lines[1],
+        "2020-09-13T12:26:40.000000001Z  /imu      sensor_msgs/Imu   320 B"
+    );
     assert!(lines[2].starts_with("2020-09-13T12:26:40.000000002Z  /custom   test_msgs/Custom  "));
-    assert_eq!(robolog(["cat", BAG_V12]).expect(0).stdout.lines().count(), 150);
+    assert_eq!(
+        robolog(["cat", BAG_V12]).expect(0).stdout.lines().count(),
+        150
+    );
 }
 
 #[test]
 fn cat_mcap_json_fields() {
-    let lines = robolog(["cat", MCAP, "--json", "--limit", "3"]).expect(0).json_lines();
+    let lines = robolog(["cat", MCAP, "--json", "--limit", "3"])
+        .expect(0)
+        .json_lines();
     assert_eq!(lines.len(), 3);
     let topics: Vec<&str> = lines.iter().map(|l| l["topic"].as_str().unwrap()).collect();
     assert_eq!(topics, ["/points", "/chatter", "/blob"]);
@@ -293,7 +320,11 @@ fn cat_mcap_json_fields() {
     ];
     let positions: Vec<usize> = keys
         .iter()
-        .map(|k| first.find(&format!("\"{k}\":")).unwrap_or_else(|| panic!("{k} in {first}")))
+        .map(|k| {
+            first
+                .find(&format!("\"{k}\":"))
+                .unwrap_or_else(|| panic!("{k} in {first}"))
+        })
         .collect();
     assert!(positions.is_sorted(), "{first}");
     assert_eq!(lines[0].as_object().unwrap().len(), keys.len());
@@ -309,14 +340,19 @@ fn cat_mcap_json_fields() {
     assert_eq!(decoded.len(), 100);
     for (k, line) in decoded.iter().enumerate() {
         let i = 3 * k as u64 + 1;
-        assert_eq!(line["message"], json!({ "data": format!("hello world {i}") }));
+        assert_eq!(
+            line["message"],
+            json!({ "data": format!("hello world {i}") })
+        );
         assert_eq!(line["sequence"], k as u64);
         assert_eq!(line["log_time"], MCAP_T0 + i * 10_000_000);
     }
     // JSON messages pass through as they are.
-    let points = robolog(["cat", MCAP, "-t", "/points", "--json", "--decode", "--limit", "1"])
-        .expect(0)
-        .json_lines();
+    let points = robolog([
+        "cat", MCAP, "-t", "/points", "--json", "--decode", "--limit", "1",
+    ])
+    .expect(0)
+    .json_lines();
     assert_eq!(points[0]["message"]["seq"], 0);
     assert_eq!(points[0]["message"]["label"], "p0");
 }
@@ -342,9 +378,15 @@ fn cat_bddf() {
     ])
     .expect(0)
     .json_lines();
-    let times: Vec<u64> = lines.iter().map(|l| l["log_time"].as_u64().unwrap()).collect();
+    let times: Vec<u64> = lines
+        .iter()
+        .map(|l| l["log_time"].as_u64().unwrap())
+        .collect();
     // sample.txt, series 0.
-    assert_eq!(times, [MCAP_T0, MCAP_T0 + 100_000_000, MCAP_T0 + 200_000_000]);
+    assert_eq!(
+        times,
+        [MCAP_T0, MCAP_T0 + 100_000_000, MCAP_T0 + 200_000_000]
+    );
     let sizes: Vec<u64> = lines.iter().map(|l| l["size"].as_u64().unwrap()).collect();
     assert_eq!(sizes, [20, 25, 25]);
     assert_eq!(lines[0]["message_encoding"], "protobuf");
@@ -395,7 +437,8 @@ fn cat_unmatched_topic_warns() {
     let run = robolog(["cat", BAG_LZ4, "--topic", "/nope"]).expect(0);
     assert!(run.stdout.is_empty());
     assert!(
-        run.stderr.contains("warning: --topic /nope matches no topic in testdata/"),
+        run.stderr
+            .contains("warning: --topic /nope matches no topic in testdata/"),
         "{}",
         run.stderr
     );
@@ -404,7 +447,9 @@ fn cat_unmatched_topic_warns() {
 // ------------------------------------------------------------------------------------- convert
 
 fn info_of(path: &std::path::Path) -> Value {
-    robolog(["info".as_ref(), "--json".as_ref(), path.as_os_str()]).expect(0).json()
+    robolog(["info".as_ref(), "--json".as_ref(), path.as_os_str()])
+        .expect(0)
+        .json()
 }
 
 fn names_in(dir: &std::path::Path) -> Vec<String> {
@@ -452,10 +497,17 @@ fn convert_bag_to_mcap_and_back() {
     assert_eq!(info["message_count"], 150);
     assert_eq!(info["chunks"]["by_compression"][0]["compression"], "bz2");
     // Same decoded content as the source.
-    let a = robolog(["cat", BAG_LZ4, "--json", "--decode"]).expect(0).stdout;
-    let b = robolog(["cat".as_ref(), bag.as_os_str(), "--json".as_ref(), "--decode".as_ref()])
+    let a = robolog(["cat", BAG_LZ4, "--json", "--decode"])
         .expect(0)
         .stdout;
+    let b = robolog([
+        "cat".as_ref(),
+        bag.as_os_str(),
+        "--json".as_ref(),
+        "--decode".as_ref(),
+    ])
+    .expect(0)
+    .stdout;
     assert_eq!(a, b);
     assert_eq!(names_in(dir.path()), ["back.bag", "out.mcap"]);
 }
@@ -501,7 +553,9 @@ fn convert_bddf_to_mcap_to_bddf() {
     let bddf = dir.path().join("s.bddf");
     robolog(["convert".as_ref(), mcap.as_os_str(), bddf.as_os_str()]).expect(0);
     let original = robolog(["cat", BDDF, "--json"]).expect(0).stdout;
-    let back = robolog(["cat".as_ref(), bddf.as_os_str(), "--json".as_ref()]).expect(0).stdout;
+    let back = robolog(["cat".as_ref(), bddf.as_os_str(), "--json".as_ref()])
+        .expect(0)
+        .stdout;
     assert_eq!(original, back);
     robolog(["check".as_ref(), bddf.as_os_str()]).expect(0);
 }
@@ -531,18 +585,41 @@ fn convert_failures_leave_nothing_behind() {
     let run = robolog(["convert".as_ref(), MCAP.as_ref(), out.as_os_str()]).expect(1);
     let line = assert_error_line(&run.stderr, MCAP, None);
     assert!(line.contains("/points (json"), "{line}");
-    assert!(names_in(dir.path()).is_empty(), "{:?}", names_in(dir.path()));
+    assert!(
+        names_in(dir.path()).is_empty(),
+        "{:?}",
+        names_in(dir.path())
+    );
     // A missing input.
-    robolog(["convert".as_ref(), "testdata/nope.bag".as_ref(), out.as_os_str()]).expect(1);
+    robolog([
+        "convert".as_ref(),
+        "testdata/nope.bag".as_ref(),
+        out.as_os_str(),
+    ])
+    .expect(1);
     assert!(names_in(dir.path()).is_empty());
     // Usage errors: no format, a codec the format lacks.
     let txt = dir.path().join("x.txt");
     let run = robolog(["convert".as_ref(), MCAP.as_ref(), txt.as_os_str()]).expect(2);
     assert!(run.stderr.contains("--format"), "{}", run.stderr);
     let mcap = dir.path().join("x.mcap");
-    robolog(["convert".as_ref(), MCAP.as_ref(), mcap.as_os_str(), "--compression".as_ref(), "bz2".as_ref()]).expect(2);
+    robolog([
+        "convert".as_ref(),
+        MCAP.as_ref(),
+        mcap.as_os_str(),
+        "--compression".as_ref(),
+        "bz2".as_ref(),
+    ])
+    .expect(2);
     let bddf = dir.path().join("x.bddf");
-    robolog(["convert".as_ref(), MCAP.as_ref(), bddf.as_os_str(), "--chunk-size".as_ref(), "1M".as_ref()]).expect(2);
+    robolog([
+        "convert".as_ref(),
+        MCAP.as_ref(),
+        bddf.as_os_str(),
+        "--chunk-size".as_ref(),
+        "1M".as_ref(),
+    ])
+    .expect(2);
     assert!(names_in(dir.path()).is_empty());
 }
 
@@ -608,7 +685,11 @@ fn recover_cut_mcap_loses_data() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.mcap");
     let run = robolog(["recover".as_ref(), MCAP_CUT.as_ref(), out.as_os_str()]).expect(3);
-    assert!(run.stdout.contains("187 messages recovered"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("187 messages recovered"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("DATA LOST"), "{}", run.stdout);
     let info = info_of(&out);
     assert_eq!(info["message_count"], 187);
@@ -624,17 +705,31 @@ fn recover_bags() {
     // ros_comm's reindex keeps the 65 messages of 4 complete chunks; the 11 complete
     // messages of the cut 5th chunk are saved as well.
     let out = dir.path().join("killed.bag");
-    let report = robolog(["recover".as_ref(), BAG_KILLED.as_ref(), out.as_os_str(), "--json".as_ref()])
-        .expect(3)
-        .json();
+    let report = robolog([
+        "recover".as_ref(),
+        BAG_KILLED.as_ref(),
+        out.as_os_str(),
+        "--json".as_ref(),
+    ])
+    .expect(3)
+    .json();
     assert_eq!(report["messages_recovered"], 65 + 11);
     assert_eq!(report["lossless"], false);
     assert_eq!(info_of(&out)["message_count"], 76);
 
     // An unindexed 1.2 bag becomes an indexed 2.0 bag with all 150 messages.
     let out = dir.path().join("v12.bag");
-    let run = robolog(["recover".as_ref(), BAG_V12_UNINDEXED.as_ref(), out.as_os_str()]).expect(0);
-    assert!(run.stdout.contains("150 messages recovered, 0 lost"), "{}", run.stdout);
+    let run = robolog([
+        "recover".as_ref(),
+        BAG_V12_UNINDEXED.as_ref(),
+        out.as_os_str(),
+    ])
+    .expect(0);
+    assert!(
+        run.stdout.contains("150 messages recovered, 0 lost"),
+        "{}",
+        run.stdout
+    );
     let info = info_of(&out);
     assert_eq!(info["version"], "2.0");
     assert_eq!(info["message_count"], 150);
@@ -645,9 +740,14 @@ fn recover_bags() {
 fn recover_bddf() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.bddf");
-    let report = robolog(["recover".as_ref(), BDDF_CUT.as_ref(), out.as_os_str(), "--json".as_ref()])
-        .expect(3)
-        .json();
+    let report = robolog([
+        "recover".as_ref(),
+        BDDF_CUT.as_ref(),
+        out.as_os_str(),
+        "--json".as_ref(),
+    ])
+    .expect(3)
+    .json();
     // The cut at byte 1518 is inside battery.voltage's only block (sample.txt).
     assert_eq!(report["messages_recovered"], 12);
     assert_eq!(report["messages_lost"], 1);
@@ -658,7 +758,11 @@ fn recover_bddf() {
     // An intact file is copied without loss: exit 0.
     let out = dir.path().join("ok.bddf");
     let run = robolog(["recover".as_ref(), BDDF.as_ref(), out.as_os_str()]).expect(0);
-    assert!(run.stdout.contains("14 messages recovered, 0 lost"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("14 messages recovered, 0 lost"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("nothing was lost"), "{}", run.stdout);
 }
 
@@ -668,8 +772,13 @@ fn recover_bddf() {
 fn merge_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m.mcap");
-    let mut args: Vec<std::ffi::OsString> =
-        vec!["merge".into(), BAG_LZ4.into(), MCAP.into(), BDDF.into(), "-o".into()];
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "merge".into(),
+        BAG_LZ4.into(),
+        MCAP.into(),
+        BDDF.into(),
+        "-o".into(),
+    ];
     args.push(out.clone().into());
     let run = robolog(args).expect(0);
     assert!(run.stdout.contains("464 messages"), "{}", run.stdout);
@@ -689,12 +798,35 @@ fn merge_every_format() {
     // Two windows of one bag merge back into the whole.
     let a = dir.path().join("a.bag");
     let b = dir.path().join("b.bag");
-    robolog(["convert".as_ref(), BAG_LZ4.as_ref(), a.as_os_str(), "--end".as_ref(), "1600000000250000000".as_ref()]).expect(0);
-    robolog(["convert".as_ref(), BAG_LZ4.as_ref(), b.as_os_str(), "--start".as_ref(), "1600000000250000000".as_ref()]).expect(0);
+    robolog([
+        "convert".as_ref(),
+        BAG_LZ4.as_ref(),
+        a.as_os_str(),
+        "--end".as_ref(),
+        "1600000000250000000".as_ref(),
+    ])
+    .expect(0);
+    robolog([
+        "convert".as_ref(),
+        BAG_LZ4.as_ref(),
+        b.as_os_str(),
+        "--start".as_ref(),
+        "1600000000250000000".as_ref(),
+    ])
+    .expect(0);
     let whole = dir.path().join("whole.bag");
-    robolog(["merge".as_ref(), a.as_os_str(), b.as_os_str(), "-o".as_ref(), whole.as_os_str()]).expect(0);
+    robolog([
+        "merge".as_ref(),
+        a.as_os_str(),
+        b.as_os_str(),
+        "-o".as_ref(),
+        whole.as_os_str(),
+    ])
+    .expect(0);
     let original = robolog(["cat", BAG_LZ4, "--json"]).expect(0).stdout;
-    let merged = robolog(["cat".as_ref(), whole.as_os_str(), "--json".as_ref()]).expect(0).stdout;
+    let merged = robolog(["cat".as_ref(), whole.as_os_str(), "--json".as_ref()])
+        .expect(0)
+        .stdout;
     assert_eq!(original, merged);
 }
 
@@ -735,10 +867,22 @@ fn msg_md5_and_show_of_bundles() {
         let expected_md5 = robolog_testkit::testdata::read(format!("msg/{stem}.md5"));
         let expected_md5 = String::from_utf8(expected_md5).unwrap();
         let run = robolog(["msg", "md5", &bundle_path, "--type", type_name]).expect(0);
-        assert_eq!(run.stdout, format!("{}  {type_name}\n", expected_md5.trim()));
-        let bundle = String::from_utf8(robolog_testkit::testdata::read(format!("msg/{stem}.msgdef"))).unwrap();
-        let shown = robolog(["msg", "show", &bundle_path, "--type", type_name]).expect(0).stdout;
-        assert_eq!(shown.trim_end_matches('\n'), bundle.trim_end_matches('\n'), "{stem}");
+        assert_eq!(
+            run.stdout,
+            format!("{}  {type_name}\n", expected_md5.trim())
+        );
+        let bundle = String::from_utf8(robolog_testkit::testdata::read(format!(
+            "msg/{stem}.msgdef"
+        )))
+        .unwrap();
+        let shown = robolog(["msg", "show", &bundle_path, "--type", type_name])
+            .expect(0)
+            .stdout;
+        assert_eq!(
+            shown.trim_end_matches('\n'),
+            bundle.trim_end_matches('\n'),
+            "{stem}"
+        );
         robolog(["msg", "check", &bundle_path, "--type", type_name]).expect(0);
     }
 }
@@ -747,23 +891,34 @@ fn msg_md5_and_show_of_bundles() {
 fn msg_package_trees() {
     let dir = tempfile::tempdir().unwrap();
     for (stem, type_name) in MSGDEFS {
-        let bundle = String::from_utf8(robolog_testkit::testdata::read(format!("msg/{stem}.msgdef"))).unwrap();
+        let bundle = String::from_utf8(robolog_testkit::testdata::read(format!(
+            "msg/{stem}.msgdef"
+        )))
+        .unwrap();
         write_tree(dir.path(), type_name, &bundle);
     }
     let tree = dir.path().as_os_str();
     let run = robolog(["msg".as_ref(), "md5".as_ref(), tree]).expect(0);
     for (stem, type_name) in MSGDEFS {
-        let md5 = String::from_utf8(robolog_testkit::testdata::read(format!("msg/{stem}.md5"))).unwrap();
+        let md5 =
+            String::from_utf8(robolog_testkit::testdata::read(format!("msg/{stem}.md5"))).unwrap();
         let line = format!("{}  {type_name}\n", md5.trim());
         assert!(run.stdout.contains(&line), "{line} in\n{}", run.stdout);
     }
     let run = robolog(["msg".as_ref(), "check".as_ref(), tree]).expect(0);
     assert!(run.stdout.ends_with(": ok\n"), "{}", run.stdout);
     // The tree gives the same bundle as the publisher stored.
-    let shown = robolog(["msg".as_ref(), "show".as_ref(), tree, "--type".as_ref(), "my_pkg/Custom".as_ref()])
-        .expect(0)
-        .stdout;
-    let bundle = String::from_utf8(robolog_testkit::testdata::read("msg/my_pkg_Custom.msgdef")).unwrap();
+    let shown = robolog([
+        "msg".as_ref(),
+        "show".as_ref(),
+        tree,
+        "--type".as_ref(),
+        "my_pkg/Custom".as_ref(),
+    ])
+    .expect(0)
+    .stdout;
+    let bundle =
+        String::from_utf8(robolog_testkit::testdata::read("msg/my_pkg_Custom.msgdef")).unwrap();
     assert_eq!(shown, bundle);
 
     // Take a dependency away: check names what is missing.
@@ -775,9 +930,23 @@ fn msg_package_trees() {
 
 #[test]
 fn msg_bad_definitions() {
-    let run = robolog(["msg", "check", "testdata/bad/msg/missing-type.msgdef", "--type", "bad/Msg"]).expect(1);
+    let run = robolog([
+        "msg",
+        "check",
+        "testdata/bad/msg/missing-type.msgdef",
+        "--type",
+        "bad/Msg",
+    ])
+    .expect(1);
     assert!(run.stdout.contains("is not defined"), "{}", run.stdout);
-    robolog(["msg", "md5", "testdata/bad/msg/syntax-error.msgdef", "--type", "bad/Msg"]).expect(1);
+    robolog([
+        "msg",
+        "md5",
+        "testdata/bad/msg/syntax-error.msgdef",
+        "--type",
+        "bad/Msg",
+    ])
+    .expect(1);
     // A file outside a package tree needs --type.
     robolog(["msg", "md5", "testdata/msg/std_msgs_String.msgdef"]).expect(2);
 }
@@ -787,12 +956,24 @@ fn msg_bad_definitions() {
 #[test]
 fn error_lines_carry_file_and_offset() {
     let run = robolog(["cat", "testdata/bad/mcap/chunk-crc-mismatch.mcap"]).expect(1);
-    let line = assert_error_line(&run.stderr, "testdata/bad/mcap/chunk-crc-mismatch.mcap", Some(44));
+    let line = assert_error_line(
+        &run.stderr,
+        "testdata/bad/mcap/chunk-crc-mismatch.mcap",
+        Some(44),
+    );
     assert!(line.starts_with("error: chunk CRC mismatch"), "{line}");
     let run = robolog(["info", "testdata/bad/rosbag/header-len-huge.bag"]).expect(1);
-    assert_error_line(&run.stderr, "testdata/bad/rosbag/header-len-huge.bag", Some(13));
+    assert_error_line(
+        &run.stderr,
+        "testdata/bad/rosbag/header-len-huge.bag",
+        Some(13),
+    );
     let run = robolog(["cat", "testdata/bad/bddf/reserved-block-type.bddf"]).expect(1);
-    let line = assert_error_line(&run.stderr, "testdata/bad/bddf/reserved-block-type.bddf", Some(98));
+    let line = assert_error_line(
+        &run.stderr,
+        "testdata/bad/bddf/reserved-block-type.bddf",
+        Some(98),
+    );
     assert!(line.contains("reserved block type 0x07"), "{line}");
 
     let run = robolog(["info", "testdata/README.md"]).expect(1);
@@ -801,10 +982,58 @@ fn error_lines_carry_file_and_offset() {
     let run = robolog(["info", "testdata/no-such-file.bag"]).expect(1);
     assert_error_line(&run.stderr, "testdata/no-such-file.bag", None);
     let run = robolog(["info", "testdata/bags/upstream/rosbag.js/empty-file.bag"]).expect(1);
-    let line = assert_error_line(&run.stderr, "testdata/bags/upstream/rosbag.js/empty-file.bag", None);
+    let line = assert_error_line(
+        &run.stderr,
+        "testdata/bags/upstream/rosbag.js/empty-file.bag",
+        None,
+    );
     assert!(line.contains("empty"), "{line}");
-    for run in [&run] {
-        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+/// Every hostile file through every reading command: an exit code a script can trust and,
+/// on failure, exactly one error line naming the file; never a panic.
+#[test]
+fn hostile_files_never_panic() {
+    let root = robolog_testkit::testdata::workspace_root();
+    let mut files = Vec::new();
+    for format in ["rosbag", "mcap", "bddf"] {
+        for entry in std::fs::read_dir(root.join("testdata/bad").join(format)).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            files.push(format!("testdata/bad/{format}/{name}"));
+        }
+    }
+    assert!(files.len() > 50, "{}", files.len());
+    for file in &files {
+        for args in [
+            vec!["info", file.as_str()],
+            vec!["cat", "--json", file.as_str()],
+            vec!["check", file.as_str()],
+        ] {
+            let run = robolog(&args);
+            assert!(
+                [0, 1].contains(&run.code),
+                "robolog {}: exit {}\n{}",
+                args.join(" "),
+                run.code,
+                run.stderr
+            );
+            assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+            if run.code == 1 && args[0] != "check" {
+                let errors: Vec<&str> = run
+                    .stderr
+                    .lines()
+                    .filter(|l| l.starts_with("error: "))
+                    .collect();
+                assert_eq!(
+                    errors.len(),
+                    1,
+                    "robolog {}:\n{}",
+                    args.join(" "),
+                    run.stderr
+                );
+                assert!(errors[0].contains(&format!("({file}")), "{}", errors[0]);
+            }
+        }
     }
 }
 
@@ -815,10 +1044,25 @@ fn usage_errors_exit_2() {
     robolog(["frobnicate"]).expect(2);
     let run = robolog(["cat", MCAP, "--start", "yesterday"]).expect(2);
     assert!(run.stderr.contains("RFC 3339"), "{}", run.stderr);
-    let run = robolog(["cat", MCAP, "--start", "1700000001000000000", "--end", "1700000000000000000"]).expect(2);
+    let run = robolog([
+        "cat",
+        MCAP,
+        "--start",
+        "1700000001000000000",
+        "--end",
+        "1700000000000000000",
+    ])
+    .expect(2);
     assert!(run.stderr.contains("must be before"), "{}", run.stderr);
     robolog(["cat", MCAP, "--topic", "/a[b"]).expect(2);
     robolog(["convert", MCAP, "x.mcap", "--chunk-size", "4X"]).expect(2);
     robolog(["merge", MCAP]).expect(2);
-    assert_eq!(robolog(["--version"]).expect(0).stdout.split_whitespace().next(), Some("robolog"));
+    assert_eq!(
+        robolog(["--version"])
+            .expect(0)
+            .stdout
+            .split_whitespace()
+            .next(),
+        Some("robolog")
+    );
 }

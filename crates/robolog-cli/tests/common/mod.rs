@@ -61,12 +61,7 @@ pub(crate) fn robolog_stdin<S: AsRef<std::ffi::OsStr>>(
     stdin_file: &Path,
 ) -> Run {
     let input = std::fs::File::open(stdin_file).expect("open stdin file");
-    finish(
-        command(args)
-            .stdin(input)
-            .output()
-            .expect("run robolog"),
-    )
+    finish(command(args).stdin(input).output().expect("run robolog"))
 }
 
 pub(crate) fn command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
@@ -80,7 +75,10 @@ pub(crate) fn command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = 
 /// The error line's shape: `error: <what> (<file> at byte <offset>)`, alone on stderr.
 #[track_caller]
 pub(crate) fn assert_error_line(stderr: &str, file: &str, offset: Option<u64>) -> String {
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error: ")).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
     assert_eq!(lines.len(), 1, "one error line expected:\n{stderr}");
     let line = lines[0];
     let tail = match offset {
