@@ -51,12 +51,12 @@ pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<Outcome, Fail
         };
         writeln!(
             out,
-            "{file}: {}, {} messages read, {} errors, {} warnings, {} notes: {}",
+            "{file}: {}, {} messages read, {}, {}, {}: {}",
             report.format,
             report.messages,
-            count(Severity::Error),
-            count(Severity::Warning),
-            count(Severity::Info),
+            counted(count(Severity::Error), "error"),
+            counted(count(Severity::Warning), "warning"),
+            counted(count(Severity::Info), "note"),
             if valid { "ok" } else { "PROBLEMS FOUND" },
         )?;
     }
@@ -66,4 +66,13 @@ pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<Outcome, Fail
     } else {
         Outcome::Problems
     })
+}
+
+/// `1 error`, `2 errors`.
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }

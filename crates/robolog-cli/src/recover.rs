@@ -43,15 +43,24 @@ pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Fa
         for problem in &report.problems {
             writeln!(out, "{problem}")?;
         }
-        writeln!(
-            out,
-            "{}",
-            if report.lossless {
-                "nothing was lost"
+        if report.lossless {
+            writeln!(out, "nothing was lost")?;
+        } else {
+            // Messages inside unreadable bytes cannot be counted, so say what is known.
+            let bytes = human_bytes(report.bytes_dropped);
+            if report.messages_lost > 0 {
+                writeln!(
+                    out,
+                    "DATA LOST: {} messages ({bytes} of the input) could not be saved",
+                    report.messages_lost
+                )?;
             } else {
-                "DATA LOST: the output holds everything that could be saved"
+                writeln!(
+                    out,
+                    "DATA LOST: {bytes} of the input could not be read; any messages in it are gone"
+                )?;
             }
-        )?;
+        }
     }
     out.flush()?;
     Ok(if report.lossless {
