@@ -1,10 +1,29 @@
 //! `robolog`: inspect, print, convert, check, recover and merge robot logs (ROS bag 2.0 and
 //! 1.2, MCAP, BDDF), and work with ROS message definitions.
 //!
-//! A thin layer over the `robolog` facade: it parses arguments, calls the facade and formats
-//! the results. Exit codes: 0 ok, 1 error (or problems found by `check`), 2 usage, 3 data lost
+//! ```text
+//! robolog info FILE [--json]                       what a log holds, from its index
+//! robolog cat FILE [--topic T]... [--start T] [--end T] [--json] [--decode] [--limit N]
+//! robolog convert IN OUT [--format F] [--compression C] [--chunk-size BYTES] [selection]
+//! robolog check FILE [--json] [--strict]           structural validation, problems with offsets
+//! robolog recover IN OUT [--json]                  a valid copy of a damaged or cut log
+//! robolog merge IN... -o OUT [selection]           several logs into one, in log-time order
+//! robolog msg md5|show|check PATH... [--type pkg/Type] [--ros2]
+//! ```
+//!
+//! The format is recognised from the file's first bytes. Times on the command line are integer
+//! nanoseconds since 1970 or RFC 3339; `-` reads standard input (`cat`, `convert`).
+//!
+//! This is a thin layer over the `robolog` facade: it parses arguments (clap), calls the
+//! facade and formats the results, one module per command (`info`, `cat`, `convert` with
+//! `merge`, `check`, `recover`, `msg`). Outputs go through the facade's atomic files: written
+//! beside the target under a temporary name and renamed into place when complete.
+//!
+//! Exit codes: 0 ok, 1 error (or problems found by `check`), 2 usage, 3 data lost
 //! (`recover`). Errors are one line on standard error:
-//! `error: <what> (<file> at byte <offset>)`.
+//! `error: <what> (<file> at byte <offset>)`. A closed standard output (`robolog cat … |
+//! head`) ends the command quietly with 0. Progress bars go to standard error, and only when
+//! it is a terminal.
 
 #![forbid(unsafe_code)]
 

@@ -1066,3 +1066,30 @@ fn usage_errors_exit_2() {
         Some("robolog")
     );
 }
+
+#[test]
+fn convert_from_stdin_and_recover_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = robolog_testkit::testdata::workspace_root();
+    let out = dir.path().join("from-stdin.mcap");
+    let run = robolog_stdin(
+        ["convert".as_ref(), "-".as_ref(), out.as_os_str()],
+        &root.join(BAG_LZ4),
+    )
+    .expect(0);
+    assert!(run.stdout.contains("150 messages"), "{}", run.stdout);
+    let info = info_of(&out);
+    assert_eq!(info["message_count"], 150);
+    assert_eq!(
+        channel_counts(&info),
+        pairs(&[("/chatter", 50), ("/imu", 50), ("/custom", 50)])
+    );
+
+    // Recovering a file onto itself: the cut BDDF becomes valid where it lies.
+    let copy = dir.path().join("cut.bddf");
+    std::fs::copy(root.join(BDDF_CUT), &copy).unwrap();
+    robolog(["recover".as_ref(), copy.as_os_str(), copy.as_os_str()]).expect(3);
+    robolog(["check".as_ref(), copy.as_os_str()]).expect(0);
+    assert_eq!(info_of(&copy)["message_count"], 12);
+    assert_eq!(names_in(dir.path()), ["cut.bddf", "from-stdin.mcap"]);
+}
