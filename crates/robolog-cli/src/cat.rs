@@ -35,7 +35,7 @@ pub(crate) fn run(args: &CatArgs, out: &mut dyn Write) -> Result<Outcome, Failur
 
 fn cat_file(args: &CatArgs, filter: Filter, printer: &mut Printer<'_>) -> Result<Outcome, Failure> {
     let file = &args.file;
-    let log = robolog::open(file).map_err(|e| Failure::log(e, file))?;
+    let log = robolog::open(file).map_err(|e| Failure::open(e, file))?;
     warn_problems(log.problems(), file);
     let query = log.messages().filter(filter.clone());
     let selection = query.selection().map_err(|e| Failure::log(e, file))?;

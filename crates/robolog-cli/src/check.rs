@@ -21,7 +21,7 @@ struct CheckJson<'a> {
 
 pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let bar = Bar::spinner("checking");
-    let report = robolog::check(&args.file).map_err(|e| Failure::log(e, &args.file))?;
+    let report = robolog::check(&args.file).map_err(|e| Failure::open(e, &args.file))?;
     bar.finish();
     let failing = if args.strict {
         Severity::Warning

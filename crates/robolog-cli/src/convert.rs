@@ -20,7 +20,7 @@ pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Out
     let log = if is_stdin(input) {
         None
     } else {
-        Some(robolog::open(input).map_err(|e| Failure::log(e, input))?)
+        Some(robolog::open(input).map_err(|e| Failure::open(e, input))?)
     };
     let mut writer = create(&args.output, options)?;
     let bar = Bar::messages("converting", None);
@@ -36,7 +36,9 @@ pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Out
             .and_then(|mut stream| robolog::convert_stream(&mut stream, &mut *writer, progress)),
     }
     .map_err(|e| Failure::log(e, input))?;
-    let finished = writer.finish().map_err(|e| Failure::log(e, &args.output))?;
+    let finished = writer
+        .finish()
+        .map_err(|e| Failure::create(e, &args.output))?;
     bar.finish();
     write_report(
         &report,
@@ -55,7 +57,7 @@ pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome
     let logs = args
         .inputs
         .iter()
-        .map(|path| robolog::open(path).map_err(|e| Failure::log(e, path)))
+        .map(|path| robolog::open(path).map_err(|e| Failure::open(e, path)))
         .collect::<Result<Vec<Log>, _>>()?;
     let mut writer = create(&args.output, options)?;
     let bar = Bar::messages("merging", None);
@@ -76,7 +78,9 @@ pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome
             }
         }
     })?;
-    let finished = writer.finish().map_err(|e| Failure::log(e, &args.output))?;
+    let finished = writer
+        .finish()
+        .map_err(|e| Failure::create(e, &args.output))?;
     bar.finish();
     write_report(
         &report,
@@ -96,8 +100,8 @@ fn create(
     output: &Path,
     options: WriterOptions,
 ) -> Result<Box<dyn robolog::LogWriter + Send>, Failure> {
-    let file = Output::file(output).map_err(|e| Failure::log(e, output))?;
-    robolog::create_writer(file, options).map_err(|e| Failure::log(e, output))
+    let file = Output::file(output).map_err(|e| Failure::create(e, output))?;
+    robolog::create_writer(file, options).map_err(|e| Failure::create(e, output))
 }
 
 fn format_of(settings: &WriteSettings, output: &Path) -> Option<Format> {

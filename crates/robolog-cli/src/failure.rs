@@ -96,6 +96,26 @@ impl Failure {
         }
     }
 
+    /// A facade error from opening `file` to read it: an I/O error says so.
+    pub(crate) fn open(error: robolog::Error, file: &Path) -> Self {
+        match error {
+            robolog::Error::Io(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                Failure::about(format!("cannot open: {e}"), file, None)
+            }
+            error => Failure::log(error, file),
+        }
+    }
+
+    /// A facade error from creating or writing the output `file`: an I/O error says so.
+    pub(crate) fn create(error: robolog::Error, file: &Path) -> Self {
+        match error {
+            robolog::Error::Io(e) => {
+                Failure::about(format!("cannot write the output: {e}"), file, None)
+            }
+            error => Failure::log(error, file),
+        }
+    }
+
     /// An I/O error on `file`; a closed standard output is [`Failure::ClosedOutput`].
     pub(crate) fn io(error: io::Error, file: &Path) -> Self {
         if error.kind() == io::ErrorKind::BrokenPipe {

@@ -69,7 +69,7 @@ struct Attachment<'a> {
 }
 
 pub(crate) fn run(args: &InfoArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let log = robolog::open(&args.file).map_err(|e| Failure::log(e, &args.file))?;
+    let log = robolog::open(&args.file).map_err(|e| Failure::open(e, &args.file))?;
     let summary = log.summary().map_err(|e| Failure::log(e, &args.file))?;
     let info = describe(&display_path(&args.file), &summary, log.problems());
     if args.json {

@@ -12,8 +12,8 @@ pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Fa
     let report = robolog::recover_file(&args.input, &args.output).map_err(|e| {
         // Reading the input is what fails, unless the output cannot be written.
         match e {
-            robolog::Error::Io(io) if args.input.exists() => Failure::io(io, &args.output),
-            e => Failure::log(e, &args.input),
+            e @ robolog::Error::Io(_) if args.input.exists() => Failure::create(e, &args.output),
+            e => Failure::open(e, &args.input),
         }
     })?;
     bar.finish();

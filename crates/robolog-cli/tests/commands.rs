@@ -979,8 +979,19 @@ fn error_lines_carry_file_and_offset() {
     let run = robolog(["info", "testdata/README.md"]).expect(1);
     let line = assert_error_line(&run.stderr, "testdata/README.md", None);
     assert!(line.starts_with("error: unknown format"), "{line}");
-    let run = robolog(["info", "testdata/no-such-file.bag"]).expect(1);
-    assert_error_line(&run.stderr, "testdata/no-such-file.bag", None);
+    for command in ["info", "cat", "check"] {
+        let run = robolog([command, "testdata/no-such-file.bag"]).expect(1);
+        let line = assert_error_line(&run.stderr, "testdata/no-such-file.bag", None);
+        assert!(line.starts_with("error: cannot open: "), "{line}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("missing-folder/out.mcap");
+    let run = robolog(["convert".as_ref(), MCAP.as_ref(), out.as_os_str()]).expect(1);
+    let line = assert_error_line(&run.stderr, &out.display().to_string(), None);
+    assert!(
+        line.starts_with("error: cannot write the output: "),
+        "{line}"
+    );
     let run = robolog(["info", "testdata/bags/upstream/rosbag.js/empty-file.bag"]).expect(1);
     let line = assert_error_line(
         &run.stderr,
