@@ -161,6 +161,9 @@ impl Printer<'_> {
             write_json_line(self.out, message, decoded.as_ref())?;
         } else {
             let channel = &message.channel;
+            // A stream learns its channels as they come: columns widen when needed.
+            self.topic_width = self.topic_width.max(channel.topic.chars().count());
+            self.type_width = self.type_width.max(type_label(channel).chars().count());
             write!(
                 self.out,
                 "{}  {:<tw$}  {:<yw$}  {} B",

@@ -365,6 +365,12 @@ fn cat_mcap_from_stdin() {
     let lines = run.json_lines();
     assert_eq!(lines.len(), 100);
     assert_eq!(lines[0]["log_time"], MCAP_T0 + 10_000_000);
+    let text = robolog_stdin(["cat", "-", "--limit", "4"], &input).expect(0);
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    assert_eq!(
+        lines[3],
+        "2023-11-14T22:13:20.030000000Z  /points   demo.Point       38 B"
+    );
 }
 
 #[test]
@@ -467,6 +473,8 @@ fn convert_bag_to_mcap_and_back() {
     let mcap = dir.path().join("out.mcap");
     let run = robolog(["convert".as_ref(), BAG_LZ4.as_ref(), mcap.as_os_str()]).expect(0);
     assert!(run.stdout.contains("150 messages"), "{}", run.stdout);
+    // No progress bar when standard error is not a terminal, and nothing to warn about.
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
     let info = info_of(&mcap);
     assert_eq!(info["format"], "mcap");
     assert_eq!(info["message_count"], 150);
