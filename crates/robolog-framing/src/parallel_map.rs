@@ -35,6 +35,11 @@ enum Mode<J, R> {
 
 struct Pool<J, R> {
     jobs: Option<Sender<(u64, J)>>,
+    /// The consumer's own end of the job queue: while it waits for a result it runs queued jobs
+    /// itself, so that workers that the scheduler keeps off the CPU (a loaded machine) never
+    /// leave it idle with work pending.
+    queued: Receiver<(u64, J)>,
+    work: Arc<dyn Fn(J) -> R + Send + Sync>,
     results: Receiver<(u64, Outcome<R>)>,
     /// Results that arrived ahead of their turn; slot 0 is sequence number `next_out`.
     pending: VecDeque<Option<Outcome<R>>>,
@@ -87,8 +92,7 @@ where
             let work = Arc::clone(&work);
             thread::spawn(move || {
                 for (seq, job) in jobs {
-                    let outcome =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)));
+                    let outcome = run(&work, job);
                     if results.send((seq, outcome)).is_err() {
                         break;
                     }
@@ -99,6 +103,8 @@ where
             source,
             mode: Mode::Pool(Pool {
                 jobs: Some(job_tx),
+                queued: job_rx,
+                work,
                 results: result_rx,
                 pending: VecDeque::new(),
                 next_out: 0,
@@ -138,6 +144,11 @@ where
     }
 }
 
+/// Runs one job, catching a panic so that it is re-raised on the consumer's thread in order.
+fn run<J, R>(work: &Arc<dyn Fn(J) -> R + Send + Sync>, job: J) -> Outcome<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
+}
+
 impl<I, R> Iterator for ParallelMap<I, R>
 where
     I: Iterator,
@@ -161,8 +172,15 @@ where
                         pool.next_out += 1;
                         break outcome;
                     }
-                    // Every worker exited without answering: only possible if they were killed.
-                    let (seq, outcome) = pool.results.recv().ok()?;
+                    let (seq, outcome) = match pool.results.try_recv() {
+                        Ok(answer) => answer,
+                        Err(_) => match pool.queued.try_recv() {
+                            Ok((seq, job)) => (seq, run(&pool.work, job)),
+                            // Every worker exited without answering: only possible if they were
+                            // killed.
+                            Err(_) => pool.results.recv().ok()?,
+                        },
+                    };
                     let index = usize::try_from(seq - pool.next_out).ok()?;
                     if let Some(slot) = pool.pending.get_mut(index) {
                         *slot = Some(outcome);

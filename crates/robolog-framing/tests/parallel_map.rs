@@ -77,3 +77,22 @@ fn worker_panics_reach_the_consumer() {
     });
     for _ in map {}
 }
+
+#[test]
+fn the_consumer_runs_queued_jobs_while_the_workers_are_busy() {
+    // One worker, two jobs that can only finish together: job 0 waits for job 1 to start. The
+    // worker is stuck in one of them, so the other must run on the consumer's thread, as it does
+    // when a loaded machine keeps the workers off the CPU.
+    let (started, wait) = std::sync::mpsc::sync_channel::<()>(1);
+    let wait = std::sync::Mutex::new(wait);
+    let results: Vec<bool> = ParallelMap::new(0..2u32, 1, 2, move |job| {
+        if job == 1 {
+            started.send(()).is_ok()
+        } else {
+            let wait = wait.lock().unwrap();
+            wait.recv_timeout(Duration::from_secs(20)).is_ok()
+        }
+    })
+    .collect();
+    assert_eq!(results, [true, true]);
+}
