@@ -1,0 +1,481 @@
+//! `cargo xtask bench [--quick]`: robolog against the `mcap` and `rosbag` crates on the same
+//! synthetic files, in one run, with the machine's limits measured on the same data.
+//!
+//! The parent process generates (or finds cached) workload files, then runs every measured
+//! operation in a child process (`xtask bench-run`, hidden) so that each reports its own peak
+//! memory. Ours and the peer alternate, round after round, and the table shows medians.
+
+mod child;
+mod convert;
+mod files;
+mod limits;
+mod machine;
+mod ops;
+mod workload;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+pub(crate) use child::{LimitArgs, RunArgs, limit as limit_child, run as run_child};
+use files::{DataFile, Totals, Variant};
+use limits::Limit;
+use ops::{Op, Side};
+use workload::{Workload, workloads};
+
+/// Arguments of `cargo xtask bench`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BenchArgs {
+    /// Smaller workloads and fewer rounds: finishes in under 3 minutes on 2 cores.
+    #[arg(long)]
+    quick: bool,
+    /// Only these workloads (W1, W2, W3).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// Only these files (mcap-none, mcap-lz4, mcap-zstd, bag-none, bag-lz4, bag-bz2).
+    #[arg(long, value_delimiter = ',')]
+    variants: Vec<String>,
+    /// Only these operations.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    ops: Vec<Op>,
+    /// Rounds per operation; each runs robolog and the peer once, alternating which goes first
+    /// (default 5, 3 with --quick).
+    #[arg(long)]
+    rounds: Option<usize>,
+    /// Also write the report (markdown) to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Runs the benchmark; in a debug build, rebuilds and re-runs itself in release mode first.
+pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
+    if cfg!(debug_assertions) {
+        let passed: Vec<String> = std::env::args().skip(1).collect();
+        return crate::run(
+            Command::new(env!("CARGO"))
+                .current_dir(root)
+                .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
+                .args(passed),
+        );
+    }
+    let started = Instant::now();
+    let load_before = machine::load_average();
+    let all = workloads(args.quick);
+    let chosen: Vec<Workload> = all
+        .iter()
+        .filter(|w| args.workloads.is_empty() || args.workloads.iter().any(|n| n == w.name))
+        .cloned()
+        .collect();
+    let mut variants = Vec::new();
+    for name in &args.variants {
+        variants.push(Variant::parse(name).ok_or_else(|| format!("unknown file kind {name}"))?);
+    }
+    if variants.is_empty() {
+        variants = Variant::ALL.to_vec();
+    }
+    let ops = if args.ops.is_empty() {
+        Op::ALL.to_vec()
+    } else {
+        args.ops.clone()
+    };
+    let dir = root.join("target/bench-data");
+    let data = files::prepare(&dir, &chosen, &variants)?;
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let expected: Vec<(Totals, Totals)> = chosen.iter().map(files::expected).collect();
+
+    eprintln!("bench: measuring memcpy and the codecs' limits");
+    let memcpy: Limit = limit(&["--memcpy"])?;
+    let mut rows = Vec::new();
+    let rounds = args.rounds.unwrap_or(if args.quick { 3 } else { 5 }).max(1);
+    for file in &data {
+        let workload = &chosen[file.workload];
+        let raw: Limit = limit(&[
+            "--input",
+            &file.path.to_string_lossy(),
+            "--variant",
+            &file.variant.name(),
+            "--reps",
+            if args.quick { "3" } else { "5" },
+        ])?;
+        for &op in ops.iter().filter(|op| op.applies_to(file.variant)) {
+            let measured = measure(args, workload, file, op, rounds, &scratch)?;
+            let (all, query) = expected[file.workload];
+            let want = match op {
+                Op::Query => query,
+                Op::Info => Totals {
+                    messages: all.messages,
+                    bytes: 0,
+                },
+                _ => all,
+            };
+            for (side, totals) in &measured.totals {
+                if *totals != want {
+                    return Err(format!(
+                        "{} {side:?} on {} gave {totals:?}, the generator wrote {want:?}",
+                        op.arg(),
+                        file.path.display()
+                    ));
+                }
+            }
+            let row = Row {
+                workload: workload.name,
+                variant: file.variant,
+                op,
+                ours: measured.median(Side::Ours),
+                peer: measured.median(Side::Peer),
+                totals: want,
+                limit: limit_seconds(op, file.variant, &raw, &memcpy),
+                limit_speed: if file.variant.codec() == robolog_framing::Compression::None {
+                    memcpy.bytes_per_second()
+                } else {
+                    raw.bytes_per_second()
+                },
+                memory: measured.memory,
+            };
+            eprintln!("bench: {}", row.cells().join(" | "));
+            rows.push(row);
+        }
+    }
+    let report = render(
+        args,
+        &chosen,
+        &expected,
+        &data,
+        &memcpy,
+        &rows,
+        &load_before,
+        started,
+    );
+    print!("{report}");
+    if let Some(out) = &args.out {
+        std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    Ok(())
+}
+
+/// Runs `xtask bench-limit` with `args` and parses its report.
+fn limit(args: &[&str]) -> Result<Limit, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let output = Command::new(exe)
+        .arg("bench-limit")
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
+    parse_child(&output)
+}
+
+fn parse_child<T: serde::de::DeserializeOwned>(output: &std::process::Output) -> Result<T, String> {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(format!("child failed ({}): {stdout}", output.status));
+    }
+    let line = stdout.lines().last().ok_or("child printed nothing")?;
+    serde_json::from_str(line).map_err(|e| format!("bad child report {line:?}: {e}"))
+}
+
+/// The seconds the machine's limit needs for the work of `op`, when a limit applies: memcpy of
+/// the uncompressed chunk bytes, or the C library decoding every chunk.
+fn limit_seconds(op: Op, variant: Variant, raw: &Limit, memcpy: &Limit) -> Option<f64> {
+    if !matches!(op, Op::ReadFile | Op::ReadTime) {
+        return None;
+    }
+    Some(if variant.codec() == robolog_framing::Compression::None {
+        raw.bytes as f64 / memcpy.bytes_per_second()
+    } else {
+        raw.seconds
+    })
+}
+
+/// Both sides of one operation on one file.
+struct Measured {
+    samples: BTreeMap<&'static str, Vec<f64>>,
+    totals: Vec<(Side, Totals)>,
+    memory: [Option<child::Memory>; 2],
+}
+
+impl Measured {
+    fn median(&self, side: Side) -> Option<f64> {
+        let mut v = self.samples.get(side_name(side))?.clone();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    }
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Ours => "ours",
+        Side::Peer => "peer",
+    }
+}
+
+fn measure(
+    args: &BenchArgs,
+    workload: &Workload,
+    file: &DataFile,
+    op: Op,
+    rounds: usize,
+    scratch: &Path,
+) -> Result<Measured, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut sides = vec![Side::Ours];
+    if op.has_peer(file.variant) {
+        sides.push(Side::Peer);
+    }
+    let mut measured = Measured {
+        samples: BTreeMap::new(),
+        totals: Vec::new(),
+        memory: [None, None],
+    };
+    for round in 0..rounds {
+        let mut order = sides.clone();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for side in order {
+            let output = scratch.join(format!("out-{}", side_name(side)));
+            let mut command = Command::new(&exe);
+            command
+                .arg("bench-run")
+                .args(["--workload", workload.name])
+                .args(["--variant", &file.variant.name()])
+                .args(["--op", op.arg()])
+                .args(["--side", side_name(side)])
+                .arg("--input")
+                .arg(&file.path)
+                .arg("--output")
+                .arg(&output)
+                .stderr(Stdio::inherit());
+            if args.quick {
+                command.args(["--quick", "--max-reps", "4", "--budget", "0.2"]);
+            }
+            let output = command.output().map_err(|e| e.to_string())?;
+            let report: child::RunReport = parse_child(&output)?;
+            let mut times = report.times;
+            if times.len() > 1 {
+                // The first repetition warmed the caches; keep it only when it is the only one.
+                times.remove(0);
+            }
+            measured
+                .samples
+                .entry(side_name(side))
+                .or_default()
+                .extend(times);
+            let totals = Totals {
+                messages: report.messages,
+                bytes: report.bytes,
+            };
+            if round == 0 {
+                measured.totals.push((side, totals));
+            }
+            let slot = &mut measured.memory[usize::from(side == Side::Peer)];
+            let m = slot.get_or_insert(report.memory);
+            m.peak_rss = m.peak_rss.max(report.memory.peak_rss);
+            m.peak_anon = m.peak_anon.max(report.memory.peak_anon);
+        }
+    }
+    Ok(measured)
+}
+
+/// One line of the table.
+struct Row {
+    workload: &'static str,
+    variant: Variant,
+    op: Op,
+    ours: Option<f64>,
+    peer: Option<f64>,
+    totals: Totals,
+    limit: Option<f64>,
+    limit_speed: f64,
+    memory: [Option<child::Memory>; 2],
+}
+
+fn time(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "—".into(),
+        Some(s) if s < 0.01 => format!("{:.2} ms", s * 1e3),
+        Some(s) if s < 1.0 => format!("{:.1} ms", s * 1e3),
+        Some(s) => format!("{s:.2} s"),
+    }
+}
+
+fn megabytes(bytes: u64) -> String {
+    let mb = bytes as f64 / 1e6;
+    if mb < 10.0 {
+        format!("{mb:.1}")
+    } else {
+        format!("{mb:.0}")
+    }
+}
+
+fn memory(m: Option<child::Memory>) -> String {
+    match m {
+        None => "—".into(),
+        Some(m) => format!("{} ({})", megabytes(m.peak_rss), megabytes(m.peak_anon)),
+    }
+}
+
+impl Row {
+    fn ratio(&self) -> Option<f64> {
+        Some(self.peer? / self.ours?)
+    }
+
+    fn fraction_of_limit(&self) -> Option<f64> {
+        Some(self.limit? / self.ours?)
+    }
+
+    /// The targets that apply to this row, each with whether it is met.
+    fn targets(&self) -> Vec<(String, bool)> {
+        let mut targets = Vec::new();
+        if matches!(self.op, Op::ReadFile | Op::ReadTime | Op::Query)
+            && let Some(ratio) = self.ratio()
+        {
+            let want = if self.variant.is_bag() { 2.0 } else { 1.5 };
+            targets.push((format!("≥{want}×"), ratio >= want));
+        }
+        if let Some(fraction) = self.fraction_of_limit() {
+            match self.variant.codec() {
+                robolog_framing::Compression::None => {
+                    targets.push(("≥50% memcpy".into(), fraction >= 0.5));
+                }
+                robolog_framing::Compression::Lz4 => {
+                    targets.push(("≥70% liblz4".into(), fraction >= 0.7));
+                }
+                _ => {}
+            }
+        }
+        targets
+    }
+
+    fn cells(&self) -> Vec<String> {
+        let per_second = |n: u64, scale: f64| match self.ours {
+            Some(s) if self.op != Op::Info => format!("{:.0}", n as f64 / s / scale),
+            _ => "—".into(),
+        };
+        let limit = match (self.fraction_of_limit(), self.variant.codec()) {
+            (Some(f), codec) => {
+                let what = match codec {
+                    robolog_framing::Compression::None => "memcpy",
+                    robolog_framing::Compression::Lz4 => "liblz4",
+                    robolog_framing::Compression::Zstd => "libzstd",
+                    robolog_framing::Compression::Bz2 => "libbz2",
+                };
+                format!(
+                    "{:.0}% of {what} {:.0} MB/s",
+                    f * 100.0,
+                    self.limit_speed / 1e6
+                )
+            }
+            (None, _) => "—".into(),
+        };
+        let targets = self
+            .targets()
+            .into_iter()
+            .map(|(t, ok)| format!("{} {t}", if ok { "✓" } else { "✗" }))
+            .collect::<Vec<_>>()
+            .join(", ");
+        vec![
+            self.workload.to_owned(),
+            self.variant.name(),
+            self.op.name().to_owned(),
+            time(self.ours),
+            time(self.peer),
+            self.ratio().map_or("—".into(), |r| format!("{r:.2}×")),
+            per_second(self.totals.bytes, 1e6),
+            per_second(self.totals.messages, 1.0),
+            limit,
+            memory(self.memory[0]),
+            memory(self.memory[1]),
+            targets,
+        ]
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render(
+    args: &BenchArgs,
+    workloads: &[Workload],
+    expected: &[(Totals, Totals)],
+    data: &[DataFile],
+    memcpy: &Limit,
+    rows: &[Row],
+    load_before: &str,
+    started: Instant,
+) -> String {
+    let mut s = String::new();
+    let command = std::iter::once("cargo xtask bench".to_owned())
+        .chain(std::env::args().skip(2))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let _ = writeln!(s, "## `{command}`\n");
+    for line in machine::describe() {
+        let _ = writeln!(s, "- {line}");
+    }
+    let _ = writeln!(
+        s,
+        "- load average (1/5/15 min): {load_before} at the start, {} at the end; {:.0} s in all",
+        machine::load_average(),
+        started.elapsed().as_secs_f64()
+    );
+    let _ = writeln!(
+        s,
+        "- memcpy: {:.1} GB/s (256 MiB buffers)",
+        memcpy.bytes_per_second() / 1e9
+    );
+    for (w, (all, query)) in workloads.iter().zip(expected) {
+        let sizes: Vec<String> = data
+            .iter()
+            .filter(|f| workloads[f.workload].name == w.name)
+            .map(|f| format!("{} {} MB", f.variant.name(), megabytes(f.file_bytes)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "- {}: {} — {} messages, {} MB of payload; query {} over {:.1}% of the time = {} messages, {} MB; files: {}",
+            w.name,
+            w.title,
+            all.messages,
+            megabytes(all.bytes),
+            w.query.topic,
+            w.query.length * 100.0,
+            query.messages,
+            megabytes(query.bytes),
+            sizes.join(", ")
+        );
+    }
+    let rounds = args.rounds.unwrap_or(if args.quick { 3 } else { 5 });
+    let _ = writeln!(
+        s,
+        "\nTimes are medians over {rounds} alternating rounds (ours/peer in child processes); ratio = peer time / robolog time; MB/s and msg/s are robolog's, over payload bytes; peak RSS in MB above the process's start, with the anonymous part (heap, buffers; not the mapped input) in parentheses.\n"
+    );
+    let header = [
+        "workload",
+        "file",
+        "operation",
+        "robolog",
+        "peer",
+        "ratio",
+        "MB/s",
+        "msg/s",
+        "vs limit",
+        "peak RSS robolog",
+        "peak RSS peer",
+        "targets",
+    ];
+    let _ = writeln!(s, "| {} |", header.join(" | "));
+    let _ = writeln!(
+        s,
+        "|{}",
+        header
+            .iter()
+            .enumerate()
+            .map(|(i, _)| if (3..9).contains(&i) { "---:|" } else { "---|" })
+            .collect::<String>()
+    );
+    for row in rows {
+        let _ = writeln!(s, "| {} |", row.cells().join(" | "));
+    }
+    s
+}
