@@ -721,15 +721,20 @@ impl Iterator for Blocks<'_> {
         if let (
             Ok((_, end)),
             Verify::AlongTheWay {
-                sha, hashed_until, ..
+                sha,
+                hashed_until,
+                until,
+                ..
             },
         ) = (&result, &mut self.verify)
         {
             // Blocks come in file order, so this hashes the file front to back, each block
-            // right after it was read.
-            if *end > *hashed_until {
-                sha.update(&self.reader.data[*hashed_until as usize..*end as usize]);
-                *hashed_until = *end;
+            // right after it was read. A damaged file can have a block that runs into the
+            // trailer: the hash still covers exactly [0, until).
+            let end = (*end).min(*until);
+            if end > *hashed_until {
+                sha.update(&self.reader.data[*hashed_until as usize..end as usize]);
+                *hashed_until = end;
             }
         }
         Some(result.map(|(block, _)| block))

@@ -468,6 +468,23 @@ struct Decoded {
     msgs: Vec<MsgRef>,
 }
 
+/// The chunk a chunk index points at. The summary follows the chunks, so a Chunk record that
+/// does not fit in the file there means that the index is wrong (it points into the middle of
+/// a record, say), not that the file was cut: that is reported as damage, never as truncation.
+fn indexed_chunk_at(input: &[u8], at: u64) -> Result<crate::records::Chunk<'_>> {
+    chunk_at(input, at, false).map_err(|e| {
+        if e.is_truncation() {
+            McapError::invalid(
+                at,
+                "ChunkIndex",
+                format!("it points at byte {at}, where no complete Chunk record starts"),
+            )
+        } else {
+            e
+        }
+    })
+}
+
 /// Decodes one chunk and lists its wanted messages in the query's order.
 fn decode_job(
     input: &Bytes,
@@ -478,7 +495,7 @@ fn decode_job(
     recycled: Vec<u8>,
 ) -> Result<Decoded> {
     let at = index.chunk_start_offset;
-    let chunk = chunk_at(input, at, false)?;
+    let chunk = indexed_chunk_at(input, at)?;
     let data = decode_chunk(
         input,
         &chunk,
@@ -766,7 +783,7 @@ impl MessageIter {
             return Ok(());
         }
         let at = c.chunk_offset;
-        let chunk = chunk_at(&self.input, at, false)?;
+        let chunk = indexed_chunk_at(&self.input, at)?;
         let data = decode_chunk(
             &self.input,
             &chunk,

@@ -355,11 +355,18 @@ impl<'a> Cursor<'_, 'a> {
                 let plan = self.plan;
                 match plan.message(id).fixed_size {
                     Some(size) => self.skip(n.saturating_mul(size)),
-                    // A variable-size message takes at least 4 bytes, so this loop ends within
-                    // data.len() / 4 rounds.
+                    // An element that reads a count or a length advances by at least 4 bytes,
+                    // so this loop ends within data.len() / 4 rounds. An element that advances
+                    // by nothing read nothing (its type is variable-size only through arrays
+                    // like `string[0]`), so every element takes no bytes: stop there rather
+                    // than loop up to 2^64 times.
                     None => {
                         for _ in 0..n {
+                            let before = self.pos;
                             self.skip_message(id)?;
+                            if self.pos == before {
+                                break;
+                            }
                         }
                         Ok(())
                     }

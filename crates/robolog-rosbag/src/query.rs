@@ -9,6 +9,7 @@ use std::sync::Arc;
 use robolog_framing::{Bytes, ParallelMap, default_threads};
 
 use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk};
+use crate::connection::Connection;
 use crate::error::Result;
 use crate::format::framing::view_record;
 use crate::format::records::{Header, parse_header};
@@ -390,7 +391,7 @@ fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> 
         Some(messages) => messages,
         // No usable index: walk the chunk. The scan that built the entries of unindexed bags
         // walked it already, so this is only reached when the file's index is inconsistent.
-        None => walk_chunk(&content, selection, &make)?,
+        None => walk_chunk(&content, selection, &data.connections, &make)?,
     };
     match order {
         Order::Time => messages.sort_by_key(|m| (m.time_ns, position_key(m.position))),
@@ -425,9 +426,13 @@ fn resolve_entry(content: &Bytes, entry: &IndexEntry) -> Option<(usize, std::ops
     }
 }
 
+/// Every wanted message of a chunk, found by walking its records. Messages on connections that
+/// no CONNECTION record defines are left out, as the scan of unindexed bags and the streaming
+/// reader leave them out: nothing could say what they are.
 fn walk_chunk(
     content: &Bytes,
     selection: &Selection,
+    connections: &[Connection],
     make: &dyn Fn(usize, u32, RosTime, std::ops::Range<usize>) -> Message,
 ) -> Result<Vec<Message>> {
     let mut messages = Vec::new();
@@ -439,6 +444,7 @@ fn walk_chunk(
             data,
         } = record?
             && selection.wants(conn, time)
+            && connections.binary_search_by_key(&conn, |c| c.id).is_ok()
         {
             messages.push(make(offset, conn, time, data));
         }

@@ -1,6 +1,8 @@
 //! Test support shared by the robolog crates (a dev-dependency only, never published).
 //!
 //! - [`testdata`]: paths into the workspace's `testdata/` folder;
+//! - [`alloc`]: a counting global allocator, to bound what a reader allocates;
+//! - [`hostile`]: the hand-made hostile files under `testdata/bad/` and their checks;
 //! - [`truncation`]: the one truncation sweep every format's tests use;
 //! - [`interop`]: running the reference Python tools from the venv that
 //!   `scripts/interop-venv.sh` creates.
@@ -15,6 +17,8 @@
 #![forbid(unsafe_code)]
 #![allow(clippy::panic, clippy::expect_used, clippy::print_stderr)]
 
+pub mod alloc;
+pub mod hostile;
 pub mod interop;
 pub mod testdata;
 pub mod truncation;

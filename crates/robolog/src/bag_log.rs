@@ -1,0 +1,211 @@
+//! ROS bags (2.0 and 1.2) in the model: connections become `ros1` channels with `ros1msg`
+//! schemas, record times become log times.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use robolog_framing::Bytes;
+use robolog_rosbag::{Bag, Connection, IndexStatus, Version};
+
+use crate::encodings::{ROS1, ROS1MSG};
+use crate::error::{Error, Result};
+use crate::format::Format;
+use crate::log::{MessagesInner, channel_by_id};
+use crate::model::{Channel, Message, Schema};
+use crate::problem::{Problem, Severity};
+use crate::query::{Filter, Order, Selection};
+use crate::summary::{ChannelSummary, ChunkSummary, CompressionSummary, IndexUse, Summary};
+
+/// Builds channels from connections, one schema per distinct (type, md5sum, definition).
+///
+/// Connections of one type normally share one schema; two connections that declare the same
+/// type and md5sum with different definition texts (comments, whitespace) keep their own, so
+/// that no definition is lost.
+#[derive(Debug, Default)]
+pub(crate) struct ChannelBuilder {
+    schemas: HashMap<(String, String, String), Arc<Schema>>,
+}
+
+impl ChannelBuilder {
+    pub(crate) fn channel(&mut self, connection: &Connection) -> Channel {
+        let key = (
+            connection.message_type.clone(),
+            connection.md5sum.clone(),
+            connection.message_definition.clone(),
+        );
+        let next_id = u32::try_from(self.schemas.len() + 1).unwrap_or(u32::MAX);
+        let schema = self
+            .schemas
+            .entry(key)
+            .or_insert_with(|| {
+                Arc::new(Schema {
+                    id: next_id,
+                    name: connection.message_type.clone(),
+                    encoding: ROS1MSG.to_owned(),
+                    data: Bytes::from(connection.message_definition.clone().into_bytes()),
+                })
+            })
+            .clone();
+        Channel {
+            id: connection.id,
+            topic: connection.topic.clone(),
+            message_encoding: ROS1.to_owned(),
+            schema: Some(schema),
+            metadata: connection_metadata(connection),
+        }
+    }
+}
+
+/// Every connection-header field but the type and definition (which are the schema), as the
+/// upstream bag → MCAP converters do. A repeated field keeps its last value.
+fn connection_metadata(connection: &Connection) -> BTreeMap<String, String> {
+    connection
+        .fields
+        .iter()
+        .filter(|(name, _)| name != "type" && name != "message_definition")
+        .map(|(name, value)| (name.clone(), String::from_utf8_lossy(value).into_owned()))
+        .collect()
+}
+
+#[derive(Debug)]
+pub(crate) struct BagLog {
+    bag: Bag,
+}
+
+impl BagLog {
+    pub(crate) fn open(data: Bytes) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
+        let bag = Bag::open(data)?;
+        let mut builder = ChannelBuilder::default();
+        let channels = bag
+            .connections()
+            .iter()
+            .map(|c| Arc::new(builder.channel(c)))
+            .collect();
+        let mut problems = Vec::new();
+        match bag.index_status() {
+            IndexStatus::Used => {}
+            IndexStatus::Missing if bag.version() == Version::V1_2 => problems.push(Problem::info(
+                None,
+                "the 1.2 bag has no index: read by a linear scan",
+            )),
+            IndexStatus::Missing => problems.push(Problem::warning(
+                None,
+                "the bag has no index (the recording was never closed): read by a linear scan; `recover` writes an indexed copy",
+            )),
+            IndexStatus::Damaged { offset, message } => problems.push(Problem::warning(
+                Some(*offset),
+                format!("the bag index is damaged ({message}): read by a linear scan"),
+            )),
+        }
+        problems.extend(bag.problems().iter().map(bag_problem));
+        Ok((Self { bag }, channels, problems))
+    }
+
+    pub(crate) fn data(&self) -> &Bytes {
+        self.bag.data()
+    }
+
+    pub(crate) fn summary(&self, channels: &[Arc<Channel>], file_size: u64) -> Summary {
+        let s = self.bag.summary();
+        let chunks = (self.bag.version() == Version::V2_0).then(|| ChunkSummary {
+            count: s.chunk_count,
+            compression: s
+                .compression
+                .iter()
+                .map(|c| CompressionSummary {
+                    compression: c.compression.name().to_owned(),
+                    chunks: c.chunks,
+                    compressed_bytes: c.compressed_bytes,
+                    uncompressed_bytes: c.uncompressed_bytes,
+                })
+                .collect(),
+        });
+        Summary {
+            format: Format::Bag,
+            version: self.bag.version().to_string(),
+            properties: BTreeMap::new(),
+            file_size,
+            message_count: s.message_count,
+            start_ns: s.start_ns,
+            end_ns: s.end_ns,
+            channels: channels
+                .iter()
+                .map(|c| ChannelSummary {
+                    channel: Arc::clone(c),
+                    message_count: s.message_counts.get(&c.id).copied().unwrap_or(0),
+                })
+                .collect(),
+            chunks,
+            attachments: Vec::new(),
+            metadata: Vec::new(),
+            index: match self.bag.index_status() {
+                IndexStatus::Used => IndexUse::Index,
+                IndexStatus::Missing => IndexUse::Scan {
+                    reason: "the bag has no index".to_owned(),
+                },
+                IndexStatus::Damaged { offset, message } => IndexUse::Scan {
+                    reason: format!("the index is damaged at byte {offset}: {message}"),
+                },
+            },
+        }
+    }
+
+    pub(crate) fn messages(
+        &self,
+        channels: &[Arc<Channel>],
+        selection: &Selection,
+        filter: &Filter,
+        order: Order,
+    ) -> Result<MessagesInner> {
+        let mut query = self
+            .bag
+            .messages()
+            .time_range(filter.start_ns()..=filter.end_ns_inclusive())
+            .order(match order {
+                Order::LogTime => robolog_rosbag::Order::Time,
+                Order::File => robolog_rosbag::Order::File,
+            });
+        if let Some(ids) = &selection.channels {
+            query = query.connections(ids.iter().copied());
+        }
+        Ok(MessagesInner::Bag(BagMessages {
+            inner: query.iter(),
+            channels: channels.to_vec(),
+        }))
+    }
+}
+
+pub(crate) struct BagMessages {
+    inner: robolog_rosbag::Messages,
+    channels: Vec<Arc<Channel>>,
+}
+
+impl BagMessages {
+    pub(crate) fn next(&mut self) -> Option<Result<Message>> {
+        let m = match self.inner.next()? {
+            Ok(m) => m,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(to_message(&self.channels, m))
+    }
+}
+
+fn to_message(channels: &[Arc<Channel>], m: robolog_rosbag::Message) -> Result<Message> {
+    let channel = channel_by_id(channels, m.conn)
+        .ok_or_else(|| Error::Usage(format!("message on unknown connection {}", m.conn)))?;
+    Ok(Message {
+        channel: Arc::clone(channel),
+        log_time_ns: m.time_ns,
+        publish_time_ns: None,
+        sequence: None,
+        data: m.data,
+    })
+}
+
+pub(crate) fn bag_problem(p: &robolog_rosbag::Problem) -> Problem {
+    let severity = match p.severity {
+        robolog_rosbag::Severity::Warning => Severity::Warning,
+        robolog_rosbag::Severity::Error => Severity::Error,
+    };
+    Problem::new(severity, Some(p.offset), p.message.clone())
+}

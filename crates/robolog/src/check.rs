@@ -1,0 +1,259 @@
+//! Structural validation of any log: one entry point, each format's own checks, problems with
+//! byte offsets.
+
+use std::path::Path;
+
+use robolog_framing::Bytes;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::format::Format;
+use crate::problem::{Problem, Severity};
+use crate::sniff::{SNIFF_LEN, sniff};
+
+/// What [`check`] found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    /// The format.
+    pub format: Format,
+    /// Messages that could be read.
+    pub messages: u64,
+    /// Everything found, in file order where offsets are known.
+    pub problems: Vec<Problem>,
+}
+
+impl CheckReport {
+    /// True when no problem is an error (warnings and notes allowed).
+    pub fn is_valid(&self) -> bool {
+        self.problems.iter().all(|p| p.severity < Severity::Error)
+    }
+
+    /// The worst severity found, `None` for a clean file.
+    pub fn worst(&self) -> Option<Severity> {
+        self.problems.iter().map(|p| p.severity).max()
+    }
+}
+
+/// Checks the log at `path`; see [`check_bytes`].
+pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
+    check_bytes(robolog_framing::load_file(path)?)
+}
+
+/// Checks a log's structure and reads every message, reporting each problem with its offset:
+///
+/// - **bags**: version and file header, index against chunks (a missing or damaged index),
+///   every chunk decompressed and walked, message counts against the index, and (with the
+///   `ros1` feature) each connection's md5sum against its definition;
+/// - **MCAP**: everything `mcap doctor` checks, plus every CRC (see `robolog_mcap::check`);
+/// - **BDDF**: magic, trailer, file and series indexes, every block read, POD payloads whole
+///   samples, identifier hashes, the SHA-1 checksum.
+///
+/// Only an unrecognised input or an I/O failure is an `Err`; a file that cannot even be
+/// opened as its format gives a report with that error as a problem.
+pub fn check_bytes(data: Bytes) -> Result<CheckReport> {
+    let format = sniff(&data[..data.len().min(SNIFF_LEN)])?;
+    format.require_enabled()?;
+    let (messages, mut problems): (u64, Vec<Problem>) = match format {
+        #[cfg(feature = "rosbag")]
+        Format::Bag => check_bag(data),
+        #[cfg(feature = "mcap")]
+        Format::Mcap => check_mcap(&data),
+        #[cfg(feature = "bddf")]
+        Format::Bddf => check_bddf(data),
+        #[allow(unreachable_patterns)]
+        other => return Err(crate::Error::FormatDisabled { format: other }),
+    };
+    problems.sort_by_key(|p| (p.offset.is_none(), p.offset));
+    Ok(CheckReport {
+        format,
+        messages,
+        problems,
+    })
+}
+
+#[cfg(any(feature = "rosbag", feature = "bddf"))]
+fn fatal(offset: Option<u64>, error: impl std::fmt::Display) -> Problem {
+    Problem::error(offset, error.to_string())
+}
+
+#[cfg(feature = "rosbag")]
+fn check_bag(data: Bytes) -> (u64, Vec<Problem>) {
+    use crate::bag_log::bag_problem;
+    use robolog_rosbag::{Bag, IndexStatus, Order};
+
+    let bag = match Bag::open(data) {
+        Ok(bag) => bag,
+        Err(e) => return (0, vec![fatal(e.offset(), &e)]),
+    };
+    let mut problems: Vec<Problem> = bag.problems().iter().map(bag_problem).collect();
+    match bag.index_status() {
+        IndexStatus::Used => {}
+        IndexStatus::Missing => problems.push(Problem::warning(
+            None,
+            "no index: the bag can only be read by a linear scan (`recover` rebuilds it)",
+        )),
+        IndexStatus::Damaged { offset, message } => problems.push(Problem::error(
+            Some(*offset),
+            format!("damaged index: {message}"),
+        )),
+    }
+    let mut read = 0u64;
+    for message in bag.messages().order(Order::File) {
+        match message {
+            Ok(_) => read += 1,
+            Err(e) => {
+                problems.push(fatal(e.offset(), &e));
+                break;
+            }
+        }
+    }
+    let expected = bag.summary().message_count;
+    if read != expected {
+        problems.push(Problem::error(
+            None,
+            format!("the index lists {expected} messages, but {read} could be read"),
+        ));
+    }
+    #[cfg(feature = "ros1")]
+    for c in bag.connections() {
+        problems.extend(check_md5(c));
+    }
+    (read, problems)
+}
+
+/// A connection's md5sum against the md5 of its definition.
+#[cfg(all(feature = "rosbag", feature = "ros1"))]
+fn check_md5(c: &robolog_rosbag::Connection) -> Option<Problem> {
+    use robolog_msg::{Dialect, Registry, TypeName};
+
+    let what = format!("connection {} ({}, {})", c.id, c.topic, c.message_type);
+    if c.message_definition.is_empty() || c.md5sum == "*" {
+        return None;
+    }
+    let computed = TypeName::parse(&c.message_type).and_then(|name| {
+        Registry::from_bundle(&name, &c.message_definition, Dialect::Ros1)?.md5(&name)
+    });
+    match computed {
+        Ok(md5) if md5 == c.md5sum => None,
+        Ok(md5) => Some(Problem::warning(
+            None,
+            format!(
+                "{what}: md5sum {} does not match its definition, whose md5sum is {md5}",
+                c.md5sum
+            ),
+        )),
+        Err(e) => Some(Problem::warning(
+            None,
+            format!("{what}: the definition cannot be parsed: {e}"),
+        )),
+    }
+}
+
+#[cfg(feature = "mcap")]
+fn check_mcap(data: &Bytes) -> (u64, Vec<Problem>) {
+    let mut problems: Vec<Problem> = robolog_mcap::check(data)
+        .into_iter()
+        .map(|p| {
+            let severity = match p.severity {
+                robolog_mcap::Severity::Warning => Severity::Warning,
+                robolog_mcap::Severity::Error => Severity::Error,
+            };
+            Problem::new(severity, Some(p.offset), p.message)
+        })
+        .collect();
+    if robolog_mcap::draft::detect(data) == Some(robolog_mcap::Layout::Draft) {
+        problems.push(Problem::info(
+            None,
+            "pre-ratification draft layout (`recover` converts it to ratified MCAP)",
+        ));
+    }
+    let mut read = 0u64;
+    let mut reader = robolog_mcap::LinearReader::new(data.clone()).into_messages();
+    for message in &mut reader {
+        if message.is_ok() {
+            read += 1;
+        }
+    }
+    (read, problems)
+}
+
+#[cfg(feature = "bddf")]
+fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
+    use robolog_bddf::{BddfReader, IndexSource, ReaderOptions, SeriesKind, identifier_hash};
+
+    let mut problems = Vec::new();
+    let strict = ReaderOptions {
+        scan_fallback: false,
+        ..ReaderOptions::default()
+    };
+    if let Err(e) = BddfReader::open_with(data.clone(), strict) {
+        // The index is found from the end of the file: that is where a missing one is missed.
+        problems.push(Problem::error(
+            e.offset().or(Some(data.len() as u64)),
+            format!("the index cannot be used: {e}"),
+        ));
+    }
+    let reader = match BddfReader::open(data) {
+        Ok(reader) => reader,
+        Err(e) => {
+            problems.push(fatal(e.offset(), &e));
+            return (0, problems);
+        }
+    };
+    let mut stop = None;
+    if let IndexSource::Scan {
+        stopped: Some(stopped),
+        ..
+    } = reader.index_source()
+    {
+        stop = Some(stopped.to_string());
+        problems.push(Problem::error(
+            stopped.offset(),
+            format!("the blocks end early: {stopped}"),
+        ));
+    }
+    for s in reader.series() {
+        let hash = identifier_hash(s.identifier());
+        if hash != s.identifier_hash() {
+            problems.push(Problem::warning(
+                Some(s.descriptor_offset()),
+                format!(
+                    "series {}: stored identifier hash {:016x}, computed {hash:016x}",
+                    s.index(),
+                    s.identifier_hash()
+                ),
+            ));
+        }
+        if let Some((first, _)) = s.time_span()
+            && first < 0
+        {
+            problems.push(Problem::warning(
+                Some(s.descriptor_offset()),
+                format!(
+                    "series {}: blocks timestamped before 1970 (from {first} ns)",
+                    s.index()
+                ),
+            ));
+        }
+    }
+    let mut read = 0u64;
+    for block in reader.blocks() {
+        match block {
+            Ok(block) => {
+                read += 1;
+                let Some(series) = reader.series_by_index(block.series_index) else {
+                    continue;
+                };
+                if matches!(series.kind(), SeriesKind::Pod(_))
+                    && let Err(e) = series.decode_pod(&block)
+                {
+                    problems.push(fatal(Some(block.offset), &e));
+                }
+            }
+            // The walk's stop is reported above.
+            Err(e) if stop.as_deref() == Some(e.to_string().as_str()) => {}
+            Err(e) => problems.push(fatal(e.offset(), &e)),
+        }
+    }
+    (read, problems)
+}

@@ -1,0 +1,447 @@
+//! Converting a log into another format, and merging several logs into one, through the model.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::io::Read;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::log::{Log, Messages};
+use crate::model::{Channel, Message};
+use crate::problem::Problem;
+use crate::query::{Filter, Order};
+use crate::stream::{Item, LogStream};
+use crate::writer::LogWriter;
+
+/// How far a long operation has got, for progress bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    /// Messages processed so far.
+    pub messages: u64,
+    /// Payload bytes of those messages.
+    pub bytes: u64,
+    /// Messages to process in all, when known in advance (from the inputs' summaries, without
+    /// a time range).
+    pub total_messages: Option<u64>,
+    /// For stream inputs: bytes read from the input so far.
+    pub input_position: Option<u64>,
+}
+
+/// A progress callback. It is called every few thousand messages (and once at the end), so it
+/// may do real work such as redrawing a bar.
+pub type ProgressFn<'a> = dyn FnMut(&Progress) + 'a;
+
+/// What to convert or merge.
+#[derive(Default)]
+pub struct ConvertOptions<'a> {
+    /// Topics and time range (everything by default). Attachments are kept when their log
+    /// time is in the range; metadata always.
+    pub filter: Filter,
+    /// The order messages are written in (log time by default; file order is faster on files
+    /// whose chunks overlap). Streams are always read in file order, merges in log-time order.
+    pub order: Order,
+    /// Called as messages are written.
+    pub progress: Option<Box<ProgressFn<'a>>>,
+}
+
+impl std::fmt::Debug for ConvertOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConvertOptions")
+            .field("filter", &self.filter)
+            .field("order", &self.order)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl<'a> ConvertOptions<'a> {
+    /// Everything, in log-time order.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the filter.
+    pub fn filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Sets the order.
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// Sets the progress callback.
+    pub fn progress(mut self, progress: impl FnMut(&Progress) + 'a) -> Self {
+        self.progress = Some(Box::new(progress));
+        self
+    }
+}
+
+/// What a conversion or merge wrote and left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ConvertReport {
+    /// Messages written.
+    pub messages: u64,
+    /// Their payload bytes.
+    pub bytes: u64,
+    /// Channels written.
+    pub channels: u64,
+    /// Attachments written.
+    pub attachments: u64,
+    /// Attachments the output format cannot hold.
+    pub attachments_dropped: u64,
+    /// Metadata records written.
+    pub metadata: u64,
+    /// Metadata records the output format cannot hold.
+    pub metadata_dropped: u64,
+    /// Channels without messages left out because the output format cannot hold them.
+    pub skipped_channels: Vec<String>,
+    /// Topic patterns that matched no channel.
+    pub unmatched_topics: Vec<String>,
+    /// What opening the inputs noticed (damage, missing indexes).
+    pub input_problems: Vec<Problem>,
+}
+
+struct Tracker<'o, 'a> {
+    progress: Option<&'o mut Box<ProgressFn<'a>>>,
+    state: Progress,
+    next_report: u64,
+}
+
+/// Messages between progress reports.
+const PROGRESS_EVERY: u64 = 4096;
+
+impl<'o, 'a> Tracker<'o, 'a> {
+    fn new(progress: Option<&'o mut Box<ProgressFn<'a>>>, total: Option<u64>) -> Self {
+        Self {
+            progress,
+            state: Progress {
+                total_messages: total,
+                ..Progress::default()
+            },
+            next_report: PROGRESS_EVERY,
+        }
+    }
+
+    fn message(&mut self, bytes: usize, input_position: Option<u64>) {
+        self.state.messages += 1;
+        self.state.bytes += bytes as u64;
+        if self.state.messages >= self.next_report {
+            self.next_report = self.state.messages + PROGRESS_EVERY;
+            self.state.input_position = input_position;
+            if let Some(f) = self.progress.as_mut() {
+                f(&self.state);
+            }
+        }
+    }
+
+    fn done(&mut self, input_position: Option<u64>) {
+        self.state.input_position = input_position;
+        if let Some(f) = self.progress.as_mut() {
+            f(&self.state);
+        }
+    }
+}
+
+/// Output channel ids. Channels of different inputs with the same content share one; the
+/// channels of one input stay apart (a bag may have several identical connections).
+#[derive(Default)]
+struct ChannelTable {
+    /// (input, input channel id) → output id.
+    ids: HashMap<(usize, u32), u32>,
+    declared: Vec<(usize, Arc<Channel>, u32)>,
+}
+
+impl ChannelTable {
+    fn declare(
+        &mut self,
+        input: usize,
+        channel: &Arc<Channel>,
+        writer: &mut dyn LogWriter,
+    ) -> Result<u32> {
+        if let Some(&id) = self.ids.get(&(input, channel.id)) {
+            return Ok(id);
+        }
+        let shared = self
+            .declared
+            .iter()
+            .find(|(i, c, _)| *i != input && c.same_content(channel));
+        let id = match shared {
+            Some((_, _, id)) => *id,
+            None => {
+                let id = writer.add_channel(channel)?;
+                self.declared.push((input, Arc::clone(channel), id));
+                id
+            }
+        };
+        self.ids.insert((input, channel.id), id);
+        Ok(id)
+    }
+
+    fn output_channels(&self) -> u64 {
+        let mut ids: Vec<u32> = self.declared.iter().map(|(_, _, id)| *id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.len() as u64
+    }
+}
+
+/// The channels to copy: each input's selected channels, checked against the writer. Channels
+/// the output format cannot hold are an error when they have messages, skipped when they have
+/// none. Also the expected message total, when known.
+#[allow(clippy::type_complexity)]
+fn prepare(
+    inputs: &[&Log],
+    writer: &dyn LogWriter,
+    filter: &Filter,
+    report: &mut ConvertReport,
+) -> Result<(Vec<(usize, Arc<Channel>)>, Option<u64>)> {
+    let mut refused = Vec::new();
+    let mut total = Some(0u64);
+    let mut unmatched: Option<Vec<String>> = None;
+    let mut wanted = Vec::new();
+    for (i, log) in inputs.iter().enumerate() {
+        report.input_problems.extend(log.problems().iter().cloned());
+        let selection = filter.select(log.channels())?;
+        unmatched = Some(match unmatched {
+            None => selection.unmatched.clone(),
+            Some(u) => u
+                .into_iter()
+                .filter(|p| selection.unmatched.contains(p))
+                .collect(),
+        });
+        let summary = log.summary()?;
+        for entry in &summary.channels {
+            let channel = &entry.channel;
+            if !selection.contains(channel.id) {
+                continue;
+            }
+            total = total.map(|t| t + entry.message_count);
+            match writer.check_channel(channel) {
+                Ok(()) => wanted.push((i, Arc::clone(channel))),
+                Err(why) if entry.message_count == 0 => report
+                    .skipped_channels
+                    .push(format!("{} ({why})", channel.topic)),
+                Err(why) => refused.push(format!(
+                    "{} ({}: {why})",
+                    channel.topic, channel.message_encoding
+                )),
+            }
+        }
+    }
+    if !refused.is_empty() {
+        return Err(Error::UnsupportedChannels {
+            target: writer.format(),
+            channels: refused,
+        });
+    }
+    report.unmatched_topics = unmatched.unwrap_or_default();
+    Ok((wanted, total.filter(|_| filter.all_times())))
+}
+
+/// Declares the channels (after metadata, which a BDDF output needs before its first series).
+fn declare_all(
+    wanted: &[(usize, Arc<Channel>)],
+    writer: &mut dyn LogWriter,
+    report: &mut ConvertReport,
+) -> Result<ChannelTable> {
+    let mut table = ChannelTable::default();
+    for (i, channel) in wanted {
+        table.declare(*i, channel, writer)?;
+    }
+    report.channels = table.output_channels();
+    Ok(table)
+}
+
+/// Attachments and metadata of the inputs.
+fn copy_extras(
+    inputs: &[&Log],
+    writer: &mut dyn LogWriter,
+    filter: &Filter,
+    report: &mut ConvertReport,
+) -> Result<()> {
+    for log in inputs {
+        for metadata in log.metadata()? {
+            if writer.write_metadata(&metadata)? {
+                report.metadata += 1;
+            } else {
+                report.metadata_dropped += 1;
+            }
+        }
+        for attachment in log.attachments()? {
+            if !filter.all_times() && !filter.contains_time(attachment.log_time_ns) {
+                continue;
+            }
+            if writer.write_attachment(&attachment)? {
+                report.attachments += 1;
+            } else {
+                report.attachments_dropped += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Converts `input` into `writer`: the channels, metadata, attachments and messages the
+/// options select. Message bytes and log times are copied exactly; see each writer for what
+/// its format keeps of the rest. The writer is not finished, so that more can be added.
+///
+/// Channels the output format cannot hold are an error listing them all (before anything is
+/// written), unless they have no messages.
+///
+/// ```
+/// use robolog::{ConvertOptions, Format, Output, WriterOptions, convert, create_writer};
+/// let bag = robolog::open(robolog_testkit::testdata::path("bags/generated/ros_comm/ref_lz4.bag"))?;
+/// let mut mcap = create_writer(Output::memory(), WriterOptions::default_for(Format::Mcap)?)?;
+/// let report = convert(&bag, &mut *mcap, ConvertOptions::new())?;
+/// let file = mcap.finish()?.data.unwrap();
+/// let copy = robolog::open_bytes(file)?;
+/// assert_eq!(report.messages, 150);
+/// assert_eq!(copy.summary()?.message_count, 150);
+/// assert_eq!(copy.channels()[0].message_encoding, "ros1");
+/// # Ok::<(), robolog::Error>(())
+/// ```
+pub fn convert(
+    input: &Log,
+    writer: &mut dyn LogWriter,
+    mut options: ConvertOptions<'_>,
+) -> Result<ConvertReport> {
+    let mut report = ConvertReport::default();
+    let (wanted, total) = prepare(&[input], writer, &options.filter, &mut report)?;
+    copy_extras(&[input], writer, &options.filter, &mut report)?;
+    let mut table = declare_all(&wanted, writer, &mut report)?;
+    let mut tracker = Tracker::new(options.progress.as_mut(), total);
+    let messages = input
+        .messages()
+        .filter(options.filter.clone())
+        .order(options.order)
+        .iter()?;
+    for message in messages {
+        let message = message?;
+        let id = table.declare(0, &message.channel, writer)?;
+        writer.write_message(id, &message)?;
+        report.messages += 1;
+        report.bytes += message.data.len() as u64;
+        tracker.message(message.data.len(), None);
+    }
+    tracker.done(None);
+    Ok(report)
+}
+
+/// Converts a log read from a stream (see [`crate::open_reader`]) into `writer`, in file
+/// order. Channels are declared as they appear; one the output format cannot hold is an error
+/// when its first selected message arrives. Attachments and metadata are copied where they
+/// come (a BDDF output keeps only metadata seen before the first message).
+pub fn convert_stream<R: Read>(
+    input: &mut LogStream<R>,
+    writer: &mut dyn LogWriter,
+    mut options: ConvertOptions<'_>,
+) -> Result<ConvertReport> {
+    let mut report = ConvertReport::default();
+    let matcher = options.filter.topic_matcher()?;
+    let mut table = ChannelTable::default();
+    let mut tracker = Tracker::new(options.progress.as_mut(), None);
+    while let Some(item) = input.next_item()? {
+        match item {
+            Item::Message(message) => {
+                let channel = &message.channel;
+                if !options.filter.contains_time(message.log_time_ns)
+                    || matcher.as_ref().is_some_and(|m| !m.matches(&channel.topic))
+                {
+                    continue;
+                }
+                if let Err(why) = writer.check_channel(channel) {
+                    return Err(Error::UnsupportedChannels {
+                        target: writer.format(),
+                        channels: vec![format!(
+                            "{} ({}: {why})",
+                            channel.topic, channel.message_encoding
+                        )],
+                    });
+                }
+                let id = table.declare(0, channel, writer)?;
+                writer.write_message(id, &message)?;
+                report.messages += 1;
+                report.bytes += message.data.len() as u64;
+                tracker.message(message.data.len(), Some(input.bytes_read()));
+            }
+            Item::Attachment(attachment) => {
+                if !options.filter.all_times()
+                    && !options.filter.contains_time(attachment.log_time_ns)
+                {
+                    continue;
+                }
+                if writer.write_attachment(&attachment)? {
+                    report.attachments += 1;
+                } else {
+                    report.attachments_dropped += 1;
+                }
+            }
+            Item::Metadata(metadata) => {
+                if writer.write_metadata(&metadata)? {
+                    report.metadata += 1;
+                } else {
+                    report.metadata_dropped += 1;
+                }
+            }
+        }
+    }
+    report.channels = table.output_channels();
+    report.input_problems = input.problems();
+    tracker.done(Some(input.bytes_read()));
+    Ok(report)
+}
+
+/// Merges several logs into `writer`, every message in log-time order (equal times: earlier
+/// input first, then file order). Channels with the same topic, encoding, schema and metadata
+/// in several inputs become one channel; others keep their own. Metadata and attachments of
+/// every input are copied. `options.order` is ignored: a merge is always in log-time order.
+pub fn merge(
+    inputs: &[&Log],
+    writer: &mut dyn LogWriter,
+    mut options: ConvertOptions<'_>,
+) -> Result<ConvertReport> {
+    let mut report = ConvertReport::default();
+    let (wanted, total) = prepare(inputs, writer, &options.filter, &mut report)?;
+    copy_extras(inputs, writer, &options.filter, &mut report)?;
+    let mut table = declare_all(&wanted, writer, &mut report)?;
+    let mut tracker = Tracker::new(options.progress.as_mut(), total);
+    let mut sources: Vec<Messages> = inputs
+        .iter()
+        .map(|log| {
+            log.messages()
+                .filter(options.filter.clone())
+                .order(Order::LogTime)
+                .iter()
+        })
+        .collect::<Result<_>>()?;
+    let mut heads: Vec<Option<Message>> = Vec::with_capacity(sources.len());
+    let mut heap = BinaryHeap::new();
+    for (i, source) in sources.iter_mut().enumerate() {
+        let head = source.next().transpose()?;
+        if let Some(m) = &head {
+            heap.push(Reverse((m.log_time_ns, i)));
+        }
+        heads.push(head);
+    }
+    while let Some(Reverse((_, i))) = heap.pop() {
+        let Some(message) = heads[i].take() else {
+            continue;
+        };
+        let id = table.declare(i, &message.channel, writer)?;
+        writer.write_message(id, &message)?;
+        report.messages += 1;
+        report.bytes += message.data.len() as u64;
+        tracker.message(message.data.len(), None);
+        if let Some(next) = sources[i].next().transpose()? {
+            heap.push(Reverse((next.log_time_ns, i)));
+            heads[i] = Some(next);
+        }
+    }
+    tracker.done(None);
+    Ok(report)
+}

@@ -1,0 +1,82 @@
+//! The log formats the facade knows, whether this build reads them, and which cargo feature
+//! enables each.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+
+/// A log file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// ROS bag, format 2.0 or 1.2.
+    Bag,
+    /// MCAP (ratified, or the pre-ratification draft layout when read from bytes).
+    Mcap,
+    /// Boston Dynamics Data Format 1.0.0.
+    Bddf,
+}
+
+impl Format {
+    /// Every format, in a stable order.
+    pub const ALL: [Format; 3] = [Format::Bag, Format::Mcap, Format::Bddf];
+
+    /// A human name: `ROS bag`, `MCAP`, `BDDF`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Bag => "ROS bag",
+            Format::Mcap => "MCAP",
+            Format::Bddf => "BDDF",
+        }
+    }
+
+    /// The cargo feature of this crate that enables the format.
+    pub fn feature(self) -> &'static str {
+        match self {
+            Format::Bag => "rosbag",
+            Format::Mcap => "mcap",
+            Format::Bddf => "bddf",
+        }
+    }
+
+    /// True when this build reads and writes the format.
+    pub fn is_enabled(self) -> bool {
+        match self {
+            Format::Bag => cfg!(feature = "rosbag"),
+            Format::Mcap => cfg!(feature = "mcap"),
+            Format::Bddf => cfg!(feature = "bddf"),
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Bag => "bag",
+            Format::Mcap => "mcap",
+            Format::Bddf => "bddf",
+        }
+    }
+
+    /// The format a path's extension names (`.bag`, `.mcap`, `.bddf`, any case), for choosing
+    /// an output format; inputs are always recognised by their first bytes instead.
+    pub fn from_path(path: impl AsRef<Path>) -> Option<Format> {
+        let ext = path.as_ref().extension()?.to_str()?.to_ascii_lowercase();
+        Format::ALL.into_iter().find(|f| f.extension() == ext)
+    }
+
+    /// `Ok` when enabled, the error naming the feature otherwise.
+    pub(crate) fn require_enabled(self) -> crate::Result<()> {
+        if self.is_enabled() {
+            Ok(())
+        } else {
+            Err(crate::Error::FormatDisabled { format: self })
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,353 @@
+//! Opening a log held in memory (usually memory-mapped), whatever its format, and querying its
+//! messages through the one model.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use robolog_framing::Bytes;
+
+use crate::error::{Error, Result};
+use crate::format::Format;
+use crate::model::{Attachment, Channel, Message, Metadata};
+use crate::problem::Problem;
+use crate::query::{Filter, Order, Selection};
+use crate::sniff::{SNIFF_LEN, sniff};
+use crate::summary::Summary;
+
+/// What to do with BDDF timestamps before 1970, which the model's `u64` log times cannot hold.
+///
+/// BDDF stores signed nanoseconds; bags and MCAP cannot represent earlier times at all, so a
+/// negative BDDF time is almost always a clock that was not set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NegativeTimes {
+    /// Reading such a block is an error ([`Error::NegativeTime`]), and opening the file
+    /// reports how many blocks are affected as a [`Problem`] of severity error. The default:
+    /// no time is silently changed.
+    #[default]
+    Refuse,
+    /// Such blocks are read with log time 0; opening the file reports how many as a warning.
+    /// Their order among themselves is file order.
+    Clamp,
+}
+
+/// How to open a log.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    pub(crate) negative_times: NegativeTimes,
+}
+
+impl OpenOptions {
+    /// The defaults: BDDF times before 1970 are refused.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// What to do with BDDF times before 1970.
+    pub fn negative_times(mut self, policy: NegativeTimes) -> Self {
+        self.negative_times = policy;
+        self
+    }
+
+    /// Opens the log at `path` (memory-mapped when the `mmap` feature is on).
+    pub fn open(&self, path: impl AsRef<Path>) -> Result<Log> {
+        self.open_bytes(robolog_framing::load_file(path)?)
+    }
+
+    /// Opens a log held in memory.
+    pub fn open_bytes(&self, data: Bytes) -> Result<Log> {
+        let format = sniff(&data[..data.len().min(SNIFF_LEN)])?;
+        format.require_enabled()?;
+        let file_size = data.len() as u64;
+        let (backend, channels, problems) = match format {
+            #[cfg(feature = "rosbag")]
+            Format::Bag => {
+                let (b, c, p) = crate::bag_log::BagLog::open(data)?;
+                (Backend::Bag(b), c, p)
+            }
+            #[cfg(feature = "mcap")]
+            Format::Mcap => {
+                let (b, c, p) = crate::mcap_log::McapLog::open(data)?;
+                (Backend::Mcap(Box::new(b)), c, p)
+            }
+            #[cfg(feature = "bddf")]
+            Format::Bddf => {
+                let (b, c, p) = crate::bddf_log::BddfLog::open(data, self.negative_times)?;
+                (Backend::Bddf(b), c, p)
+            }
+            #[allow(unreachable_patterns)]
+            other => return Err(Error::FormatDisabled { format: other }),
+        };
+        Ok(Log {
+            format,
+            backend,
+            channels,
+            problems,
+            file_size,
+        })
+    }
+}
+
+/// Opens the log at `path`, detecting its format from its first bytes.
+///
+/// ```no_run
+/// let log = robolog::open("recording.mcap")?;
+/// println!("{} with {} channels", log.format(), log.channels().len());
+/// # Ok::<(), robolog::Error>(())
+/// ```
+pub fn open(path: impl AsRef<Path>) -> Result<Log> {
+    OpenOptions::default().open(path)
+}
+
+/// Opens a log held in memory, detecting its format from its first bytes.
+pub fn open_bytes(data: impl Into<Bytes>) -> Result<Log> {
+    OpenOptions::default().open_bytes(data.into())
+}
+
+#[derive(Debug)]
+pub(crate) enum Backend {
+    #[cfg(feature = "rosbag")]
+    Bag(crate::bag_log::BagLog),
+    #[cfg(feature = "mcap")]
+    Mcap(Box<crate::mcap_log::McapLog>),
+    #[cfg(feature = "bddf")]
+    Bddf(crate::bddf_log::BddfLog),
+    /// Keeps the matches exhaustive in a build without formats (where no log can be opened).
+    #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+    #[allow(dead_code)]
+    Unavailable(std::convert::Infallible),
+}
+
+/// An open log: its channels, summary and messages, the same way for every format.
+///
+/// Queries read through the format's index when it has a usable one (bag chunk infos and
+/// index records, MCAP chunk and message indexes, BDDF series block indexes), so reading one
+/// topic of a large file touches only the chunks holding it.
+#[derive(Debug)]
+pub struct Log {
+    format: Format,
+    backend: Backend,
+    channels: Vec<Arc<Channel>>,
+    problems: Vec<Problem>,
+    file_size: u64,
+}
+
+impl Log {
+    /// The format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Every channel, by id (including channels without messages).
+    pub fn channels(&self) -> &[Arc<Channel>] {
+        &self.channels
+    }
+
+    /// The channel with this id.
+    pub fn channel(&self, id: u32) -> Option<&Arc<Channel>> {
+        self.channels
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()
+            .map(|i| &self.channels[i])
+    }
+
+    /// What opening the file noticed: a missing or damaged index (read by a scan instead), a
+    /// cut file, BDDF times before 1970. Empty for a healthy file. For a full structural check
+    /// use [`crate::check`].
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Size of the input in bytes.
+    pub fn file_size(&self) -> u64 {
+        self.file_size
+    }
+
+    /// Counts per channel, times, chunks, attachments and metadata. Taken from the file's
+    /// index and statistics; an MCAP file without statistics is counted by reading its
+    /// message indexes or, without those, its messages.
+    pub fn summary(&self) -> Result<Summary> {
+        match &self.backend {
+            #[cfg(feature = "rosbag")]
+            Backend::Bag(b) => Ok(b.summary(&self.channels, self.file_size)),
+            #[cfg(feature = "mcap")]
+            Backend::Mcap(b) => b.summary(&self.channels, self.file_size),
+            #[cfg(feature = "bddf")]
+            Backend::Bddf(b) => Ok(b.summary(&self.channels, self.file_size)),
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            Backend::Unavailable(never) => match *never {},
+        }
+    }
+
+    /// The attachments with their content (MCAP; empty for the other formats).
+    pub fn attachments(&self) -> Result<Vec<Attachment>> {
+        match &self.backend {
+            #[cfg(feature = "mcap")]
+            Backend::Mcap(b) => b.attachments(),
+            #[allow(unreachable_patterns)]
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// The metadata records (MCAP) or file annotations (BDDF, as one [`Metadata`] named
+    /// [`crate::encodings::BDDF_ANNOTATIONS`]).
+    pub fn metadata(&self) -> Result<Vec<Metadata>> {
+        match &self.backend {
+            #[cfg(feature = "mcap")]
+            Backend::Mcap(b) => b.metadata(),
+            #[cfg(feature = "bddf")]
+            Backend::Bddf(b) => Ok(b.metadata()),
+            #[allow(unreachable_patterns)]
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// A query over the messages: every message in log-time order unless narrowed down.
+    pub fn messages(&self) -> Query<'_> {
+        Query {
+            log: self,
+            filter: Filter::default(),
+            order: Order::default(),
+        }
+    }
+
+    /// The bytes of the file.
+    pub fn data(&self) -> &Bytes {
+        match &self.backend {
+            #[cfg(feature = "rosbag")]
+            Backend::Bag(b) => b.data(),
+            #[cfg(feature = "mcap")]
+            Backend::Mcap(b) => b.data(),
+            #[cfg(feature = "bddf")]
+            Backend::Bddf(b) => b.data(),
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            Backend::Unavailable(never) => match *never {},
+        }
+    }
+
+    pub(crate) fn read(&self, filter: &Filter, order: Order) -> Result<Messages> {
+        let selection = filter.select(&self.channels)?;
+        if filter.is_empty_range() || selection.channels.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(Messages::empty());
+        }
+        let inner = match &self.backend {
+            #[cfg(feature = "rosbag")]
+            Backend::Bag(b) => b.messages(&self.channels, &selection, filter, order)?,
+            #[cfg(feature = "mcap")]
+            Backend::Mcap(b) => b.messages(&self.channels, &selection, filter, order)?,
+            #[cfg(feature = "bddf")]
+            Backend::Bddf(b) => b.messages(&self.channels, &selection, filter, order)?,
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            Backend::Unavailable(never) => match *never {},
+        };
+        Ok(Messages { inner })
+    }
+}
+
+/// Which messages of a [`Log`] to read, and in which order; run it with [`Query::iter`].
+///
+/// ```no_run
+/// use robolog::Order;
+/// let log = robolog::open("recording.bag")?;
+/// for message in log.messages().topics(["/imu", "/camera/*"]).time_range(..1_700_000_000_000_000_000).order(Order::File).iter()? {
+///     let message = message?;
+///     println!("{} {} {} bytes", message.log_time_ns, message.channel.topic, message.data.len());
+/// }
+/// # Ok::<(), robolog::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Query<'l> {
+    log: &'l Log,
+    filter: Filter,
+    order: Order,
+}
+
+impl Query<'_> {
+    /// Only topics matching these names or globs (see [`Filter`]).
+    pub fn topics<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Self {
+        self.filter = self.filter.topics(patterns);
+        self
+    }
+
+    /// Only log times (ns) in `range`.
+    pub fn time_range(mut self, range: impl std::ops::RangeBounds<u64>) -> Self {
+        self.filter = self.filter.time_range(range);
+        self
+    }
+
+    /// Replaces topics and time range by `filter`'s.
+    pub fn filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// The order (log time by default).
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// The channels the topic patterns select, and the patterns that match none.
+    pub fn selection(&self) -> Result<Selection> {
+        self.filter.select(self.log.channels())
+    }
+
+    /// Runs the query. Fails on an invalid topic pattern; read errors come with the messages.
+    pub fn iter(self) -> Result<Messages> {
+        self.log.read(&self.filter, self.order)
+    }
+}
+
+pub(crate) enum MessagesInner {
+    Empty,
+    #[cfg(feature = "rosbag")]
+    Bag(crate::bag_log::BagMessages),
+    #[cfg(feature = "mcap")]
+    Mcap(crate::mcap_log::McapMessages),
+    #[cfg(feature = "bddf")]
+    Bddf(crate::bddf_log::BddfMessages),
+}
+
+/// The messages of a [`Query`], in the order asked for. An error ends the iteration unless
+/// the format can go on after it (a corrupt MCAP chunk is skipped, for example).
+pub struct Messages {
+    inner: MessagesInner,
+}
+
+impl std::fmt::Debug for Messages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Messages").finish_non_exhaustive()
+    }
+}
+
+impl Messages {
+    fn empty() -> Self {
+        Self {
+            inner: MessagesInner::Empty,
+        }
+    }
+}
+
+impl Iterator for Messages {
+    type Item = Result<Message>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.inner {
+            MessagesInner::Empty => None,
+            #[cfg(feature = "rosbag")]
+            MessagesInner::Bag(m) => m.next(),
+            #[cfg(feature = "mcap")]
+            MessagesInner::Mcap(m) => m.next(),
+            #[cfg(feature = "bddf")]
+            MessagesInner::Bddf(m) => m.next(),
+        }
+    }
+}
+
+/// Looks channels up by id in a sorted slice (the [`Log::channels`] order).
+#[cfg(any(feature = "rosbag", feature = "mcap"))]
+pub(crate) fn channel_by_id(channels: &[Arc<Channel>], id: u32) -> Option<&Arc<Channel>> {
+    channels
+        .binary_search_by_key(&id, |c| c.id)
+        .ok()
+        .map(|i| &channels[i])
+}

@@ -1,0 +1,197 @@
+//! Rescuing a cut or damaged log: one entry point, each format's own recovery, one report.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use robolog_framing::Bytes;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::format::Format;
+use crate::problem::Problem;
+use crate::sniff::{SNIFF_LEN, sniff};
+use crate::writer::{Finished, Output};
+
+/// What [`recover`] kept and lost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecoverReport {
+    /// The format (of the input and of the output: recovery never changes formats; a bag 1.2
+    /// comes out as 2.0, a draft MCAP as ratified MCAP).
+    pub format: Format,
+    /// Messages (BDDF: data blocks) in the output.
+    pub messages_recovered: u64,
+    /// Messages known to be lost (a lower bound: what follows unreadable damage cannot be
+    /// counted).
+    pub messages_lost: u64,
+    /// Input bytes that ended up in no kept record.
+    pub bytes_dropped: u64,
+    /// True when nothing of the input was lost (the output may still differ: rebuilt indexes).
+    pub lossless: bool,
+    /// Other counts, by format: `attachments_recovered`, `chunks_partial`, `series_recovered`, …
+    pub details: BTreeMap<String, u64>,
+    /// What was damaged, and where.
+    pub problems: Vec<Problem>,
+    /// Size of the output.
+    pub output_bytes: u64,
+}
+
+/// Recovers the log at `input` into a new file at `output` (written atomically; it may be the
+/// input's own path).
+pub fn recover_file(input: impl AsRef<Path>, output: impl AsRef<Path>) -> Result<RecoverReport> {
+    let data = robolog_framing::load_file(input)?;
+    let (report, _) = recover(&data, Output::file(output)?)?;
+    Ok(report)
+}
+
+/// Writes to `output` a valid, indexed log with everything intact in `input`:
+///
+/// - **bags**: reindexed in salvage mode: every complete chunk, plus the complete messages of a
+///   cut, unterminated or corrupt chunk (1.2 bags are converted to 2.0, as `rosbag reindex`
+///   does); needs a seekable output;
+/// - **MCAP**: every complete record, the complete messages of a cut chunk, what decodes of a
+///   corrupt one; indexes, statistics and CRCs rebuilt (zstd chunks);
+/// - **BDDF**: every complete block up to the first incomplete or unreadable one, indexes and
+///   checksum rebuilt.
+pub fn recover(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished)> {
+    let format = sniff(&input[..input.len().min(SNIFF_LEN)])?;
+    format.require_enabled()?;
+    match format {
+        #[cfg(feature = "rosbag")]
+        Format::Bag => recover_bag(input, output),
+        #[cfg(feature = "mcap")]
+        Format::Mcap => recover_mcap(input, output),
+        #[cfg(feature = "bddf")]
+        Format::Bddf => recover_bddf(input, output),
+        #[allow(unreachable_patterns)]
+        other => Err(crate::Error::FormatDisabled { format: other }),
+    }
+}
+
+#[cfg(feature = "rosbag")]
+fn recover_bag(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Finished)> {
+    use robolog_rosbag::{ReindexMode, ReindexOptions, reindex};
+    if !output.is_seekable() {
+        return Err(crate::Error::Output(
+            "a recovered bag cannot be written to a stream; write to a file".into(),
+        ));
+    }
+    let r = reindex(
+        input,
+        &mut output,
+        &ReindexOptions::new().mode(ReindexMode::Salvage),
+    )?;
+    let finished = output.finish()?;
+    let details = BTreeMap::from([
+        ("chunks".to_owned(), r.chunks),
+        ("salvaged_messages".to_owned(), r.salvaged_messages),
+        ("incomplete_records".to_owned(), r.incomplete_records),
+    ]);
+    Ok((
+        RecoverReport {
+            format: Format::Bag,
+            messages_recovered: r.messages,
+            messages_lost: r.dropped_messages,
+            bytes_dropped: r.bytes_dropped,
+            lossless: !r.lost_data(),
+            details,
+            problems: r.problems.iter().map(crate::bag_log::bag_problem).collect(),
+            output_bytes: finished.bytes,
+        },
+        finished,
+    ))
+}
+
+#[cfg(feature = "mcap")]
+fn recover_mcap(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished)> {
+    let (output, r) = robolog_mcap::recover(input, output, crate::mcap_writer::default_options())?;
+    let finished = output.finish()?;
+    let details = BTreeMap::from([
+        ("messages_unverified".to_owned(), r.messages_unverified),
+        ("attachments_recovered".to_owned(), r.attachments_recovered),
+        ("attachments_lost".to_owned(), r.attachments_lost),
+        ("metadata_recovered".to_owned(), r.metadata_recovered),
+        ("chunks_recovered".to_owned(), r.chunks_recovered),
+        ("chunks_partial".to_owned(), r.chunks_partial),
+        ("chunks_unverified".to_owned(), r.chunks_unverified),
+        ("chunks_lost".to_owned(), r.chunks_lost),
+        ("truncated".to_owned(), u64::from(r.truncated)),
+        ("draft".to_owned(), u64::from(r.draft)),
+    ]);
+    Ok((
+        RecoverReport {
+            format: Format::Mcap,
+            messages_recovered: r.messages_recovered,
+            messages_lost: r.messages_lost,
+            bytes_dropped: r.bytes_dropped,
+            lossless: r.is_lossless(),
+            details,
+            problems: r
+                .damage
+                .iter()
+                .map(|d| Problem::error(Some(d.offset), d.message.clone()))
+                .collect(),
+            output_bytes: finished.bytes,
+        },
+        finished,
+    ))
+}
+
+#[cfg(feature = "bddf")]
+fn recover_bddf(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Finished)> {
+    let r = robolog_bddf::recover(input, &mut output)?;
+    let finished = output.finish()?;
+    let mut problems = Vec::new();
+    if let Some(stopped) = &r.stopped {
+        problems.push(Problem::error(
+            stopped.offset(),
+            format!("reading stopped: {stopped}"),
+        ));
+    }
+    if r.input_checksum_ok == Some(false) {
+        problems.push(Problem::error(
+            None,
+            "the input's SHA-1 checksum did not match",
+        ));
+    }
+    for skipped in &r.skipped {
+        problems.push(Problem::warning(
+            Some(skipped.offset),
+            format!(
+                "block of {} bytes not copied: {:?}",
+                skipped.len, skipped.reason
+            ),
+        ));
+    }
+    let details = BTreeMap::from([
+        ("series_recovered".to_owned(), r.series_recovered as u64),
+        (
+            "payload_bytes_recovered".to_owned(),
+            r.payload_bytes_recovered,
+        ),
+        (
+            "file_descriptor_rebuilt".to_owned(),
+            u64::from(r.file_descriptor_rebuilt),
+        ),
+        (
+            "series_renumbered".to_owned(),
+            u64::from(r.series_renumbered),
+        ),
+    ]);
+    let lossless = r.input_complete
+        && r.input_checksum_ok != Some(false)
+        && r.data_blocks_lost == 0
+        && r.stopped.is_none();
+    Ok((
+        RecoverReport {
+            format: Format::Bddf,
+            messages_recovered: r.data_blocks_recovered,
+            messages_lost: r.data_blocks_lost,
+            bytes_dropped: r.bytes_dropped,
+            lossless,
+            details,
+            problems,
+            output_bytes: finished.bytes,
+        },
+        finished,
+    ))
+}

@@ -1,0 +1,244 @@
+//! One writer interface for the three formats, and where their bytes go.
+
+use std::io::{self, BufWriter, Cursor, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use robolog_framing::AtomicFile;
+
+use crate::error::{Error, Result};
+use crate::format::Format;
+use crate::model::{Attachment, Channel, Message, Metadata};
+
+/// Writes a log in one format from the model. Implemented by [`crate::BagWriter`],
+/// [`crate::McapWriter`] and [`crate::BddfWriter`]; [`create_writer`] picks one.
+///
+/// Declare each channel with [`LogWriter::add_channel`] and write its messages with the id it
+/// returns; then [`LogWriter::finish`]. A writer dropped without `finish` leaves no file at a
+/// path output ([`Output::file`] writes atomically).
+pub trait LogWriter: std::fmt::Debug {
+    /// The format written.
+    fn format(&self) -> Format;
+
+    /// `Ok` when the format can hold messages of `channel`, or why not.
+    fn check_channel(&self, channel: &Channel) -> std::result::Result<(), String>;
+
+    /// Declares a channel; returns the id to write its messages with (the channel's own id when
+    /// the format and the ids already used allow it).
+    fn add_channel(&mut self, channel: &Channel) -> Result<u32>;
+
+    /// Writes a message on a channel declared before. Its bytes and log time are written
+    /// unchanged; publish time and sequence where the format has them.
+    fn write_message(&mut self, channel: u32, message: &Message) -> Result<()>;
+
+    /// Writes an attachment; `Ok(false)` when the format cannot hold attachments (it is dropped).
+    fn write_attachment(&mut self, attachment: &Attachment) -> Result<bool>;
+
+    /// Writes a metadata record; `Ok(false)` when the format cannot hold it here (it is dropped).
+    fn write_metadata(&mut self, metadata: &Metadata) -> Result<bool>;
+
+    /// Completes the file (indexes, summary, trailer) and commits a path output.
+    fn finish(&mut self) -> Result<Finished>;
+}
+
+/// What [`LogWriter::finish`] produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// Bytes in the file.
+    pub bytes: u64,
+    /// The file itself, for [`Output::memory`] outputs.
+    pub data: Option<Vec<u8>>,
+}
+
+/// Where a writer's bytes go: a file (written beside its path and renamed into place on
+/// success), memory, or any stream (MCAP and BDDF only: a bag needs to seek back once).
+pub struct Output {
+    kind: OutputKind,
+    streamed: u64,
+}
+
+enum OutputKind {
+    File(BufWriter<AtomicFile>),
+    Memory(Cursor<Vec<u8>>),
+    Stream(Box<dyn Write + Send>),
+    Finished,
+}
+
+impl std::fmt::Debug for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.kind {
+            OutputKind::File(f) => format!("file {}", f.get_ref().target().display()),
+            OutputKind::Memory(m) => format!("memory ({} bytes)", m.get_ref().len()),
+            OutputKind::Stream(_) => "stream".to_owned(),
+            OutputKind::Finished => "finished".to_owned(),
+        };
+        f.debug_struct("Output").field("kind", &kind).finish()
+    }
+}
+
+impl Output {
+    /// A file at `path`: written to a temporary file beside it, renamed into place by
+    /// [`LogWriter::finish`] (so a failed conversion never leaves a partial file; `path` may
+    /// even be the input's own path).
+    pub fn file(path: impl AsRef<Path>) -> Result<Self> {
+        let file = AtomicFile::create(path)?;
+        Ok(Self::new(OutputKind::File(BufWriter::with_capacity(
+            1 << 20,
+            file,
+        ))))
+    }
+
+    /// A buffer in memory, handed back in [`Finished::data`].
+    pub fn memory() -> Self {
+        Self::new(OutputKind::Memory(Cursor::new(Vec::new())))
+    }
+
+    /// Any stream, such as stdout (not for bags).
+    pub fn stream(writer: impl Write + Send + 'static) -> Self {
+        Self::new(OutputKind::Stream(Box::new(writer)))
+    }
+
+    fn new(kind: OutputKind) -> Self {
+        Self { kind, streamed: 0 }
+    }
+
+    /// True for files and memory, false for streams.
+    pub fn is_seekable(&self) -> bool {
+        matches!(self.kind, OutputKind::File(_) | OutputKind::Memory(_))
+    }
+
+    /// Flushes, commits a file output, and says what was written.
+    pub(crate) fn finish(mut self) -> Result<Finished> {
+        match std::mem::replace(&mut self.kind, OutputKind::Finished) {
+            OutputKind::File(mut out) => {
+                let bytes = out.seek(SeekFrom::End(0))?;
+                let file = out.into_inner().map_err(|e| Error::Io(e.into_error()))?;
+                file.commit()?;
+                Ok(Finished { bytes, data: None })
+            }
+            OutputKind::Memory(cursor) => {
+                let data = cursor.into_inner();
+                Ok(Finished {
+                    bytes: data.len() as u64,
+                    data: Some(data),
+                })
+            }
+            OutputKind::Stream(mut out) => {
+                out.flush()?;
+                Ok(Finished {
+                    bytes: self.streamed,
+                    data: None,
+                })
+            }
+            OutputKind::Finished => Err(Error::Usage("the output was already finished".into())),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = match &mut self.kind {
+            OutputKind::File(f) => f.write(buf)?,
+            OutputKind::Memory(m) => m.write(buf)?,
+            OutputKind::Stream(s) => s.write(buf)?,
+            OutputKind::Finished => return Err(io::Error::other("the output was finished")),
+        };
+        self.streamed += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.kind {
+            OutputKind::File(f) => f.flush(),
+            OutputKind::Memory(m) => m.flush(),
+            OutputKind::Stream(s) => s.flush(),
+            OutputKind::Finished => Ok(()),
+        }
+    }
+}
+
+impl Seek for Output {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match &mut self.kind {
+            OutputKind::File(f) => f.seek(pos),
+            OutputKind::Memory(m) => m.seek(pos),
+            OutputKind::Stream(_) | OutputKind::Finished => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "this output cannot seek",
+            )),
+        }
+    }
+}
+
+/// Format-specific writer settings.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum WriterOptions {
+    /// ROS bag 2.0 (chunk compression and size).
+    #[cfg(feature = "rosbag")]
+    Bag(robolog_rosbag::WriteOptions),
+    /// MCAP (compression, chunk size, indexes). An empty profile becomes `ros1` when every
+    /// channel written is a `ros1` channel.
+    #[cfg(feature = "mcap")]
+    Mcap(robolog_mcap::WriteOptions),
+    /// BDDF (file annotations, POD block size).
+    #[cfg(feature = "bddf")]
+    Bddf(robolog_bddf::WriterOptions),
+    /// Keeps the matches exhaustive in a build without formats (it cannot be created).
+    #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+    #[doc(hidden)]
+    Unavailable(std::convert::Infallible),
+}
+
+impl WriterOptions {
+    /// The defaults of `format`: uncompressed bags, zstd MCAP (lz4 without the `zstd`
+    /// feature), plain BDDF.
+    pub fn default_for(format: Format) -> Result<Self> {
+        format.require_enabled()?;
+        Ok(match format {
+            #[cfg(feature = "rosbag")]
+            Format::Bag => WriterOptions::Bag(robolog_rosbag::WriteOptions::default()),
+            #[cfg(feature = "mcap")]
+            Format::Mcap => WriterOptions::Mcap(crate::mcap_writer::default_options()),
+            #[cfg(feature = "bddf")]
+            Format::Bddf => WriterOptions::Bddf(robolog_bddf::WriterOptions::default()),
+            #[allow(unreachable_patterns)]
+            other => return Err(Error::FormatDisabled { format: other }),
+        })
+    }
+
+    /// The format these options are for.
+    pub fn format(&self) -> Format {
+        match self {
+            #[cfg(feature = "rosbag")]
+            WriterOptions::Bag(_) => Format::Bag,
+            #[cfg(feature = "mcap")]
+            WriterOptions::Mcap(_) => Format::Mcap,
+            #[cfg(feature = "bddf")]
+            WriterOptions::Bddf(_) => Format::Bddf,
+            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            WriterOptions::Unavailable(never) => match *never {},
+        }
+    }
+}
+
+/// A writer for the format of `options`, writing to `output`.
+///
+/// ```
+/// use robolog::{Format, Output, WriterOptions, create_writer};
+/// let mut writer = create_writer(Output::memory(), WriterOptions::default_for(Format::Mcap)?)?;
+/// let file = writer.finish()?.data.unwrap();
+/// assert!(file.starts_with(b"\x89MCAP0\r\n"));
+/// # Ok::<(), robolog::Error>(())
+/// ```
+pub fn create_writer(output: Output, options: WriterOptions) -> Result<Box<dyn LogWriter + Send>> {
+    Ok(match options {
+        #[cfg(feature = "rosbag")]
+        WriterOptions::Bag(o) => Box::new(crate::bag_writer::BagWriter::new(output, o)?),
+        #[cfg(feature = "mcap")]
+        WriterOptions::Mcap(o) => Box::new(crate::mcap_writer::McapWriter::new(output, o)),
+        #[cfg(feature = "bddf")]
+        WriterOptions::Bddf(o) => Box::new(crate::bddf_writer::BddfWriter::new(output, o)),
+        #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+        WriterOptions::Unavailable(never) => match never {},
+    })
+}

@@ -1,0 +1,41 @@
+//! robolog-mcap: recovery. What `recover` writes must be a file that the indexed reader opens
+//! through its summary and reads completely, with as many messages as the report says.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use robolog_framing::Bytes;
+use robolog_mcap::{McapReader, Order, ReadOptions, SummarySource, WriteOptions, recover};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok((out, report)) = recover(data, Vec::new(), WriteOptions::default()) else {
+        return;
+    };
+    let options = ReadOptions::default().with_threads(0);
+    let reader = match McapReader::with_options(Bytes::from(out), options) {
+        Ok(reader) => reader,
+        Err(e) => panic!("recover wrote a file the indexed reader refuses: {e}"),
+    };
+    if report.messages_recovered > 0 {
+        assert_eq!(
+            reader.summary().source,
+            SummarySource::SummarySection,
+            "recover wrote a file without a usable summary"
+        );
+    }
+    let mut count = 0u64;
+    match reader.messages().order(Order::File).iter() {
+        Ok(messages) => {
+            for message in messages {
+                if let Err(e) = message {
+                    panic!("recover wrote a file with an unreadable message: {e}");
+                }
+                count += 1;
+            }
+        }
+        Err(e) => panic!("recover wrote a file that cannot be queried: {e}"),
+    }
+    assert_eq!(
+        count, report.messages_recovered,
+        "messages in the recovered file"
+    );
+});
