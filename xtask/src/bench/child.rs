@@ -129,9 +129,12 @@ pub(crate) struct LimitArgs {
     /// Its variant.
     #[arg(long)]
     variant: Option<String>,
-    /// Repetitions (the median is reported).
+    /// Most repetitions per decoder (the median is reported).
     #[arg(long, default_value_t = 5)]
     reps: usize,
+    /// Repeat a decoder only while its total time stays under this many seconds.
+    #[arg(long, default_value_t = 3.0)]
+    budget: f64,
 }
 
 pub(crate) fn limit(args: &LimitArgs) -> Result<(), String> {
@@ -141,7 +144,7 @@ pub(crate) fn limit(args: &LimitArgs) -> Result<(), String> {
         let input = args.input.as_ref().ok_or("--input is required")?;
         let name = args.variant.as_deref().ok_or("--variant is required")?;
         let variant = Variant::parse(name).ok_or_else(|| format!("no variant {name}"))?;
-        limits::decompress(variant, input, args.reps)?
+        limits::decompress(variant, input, args.reps, args.budget)?
     };
     print_json(&report)
 }

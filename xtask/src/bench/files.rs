@@ -81,6 +81,7 @@ pub(crate) fn bag_options(compression: ChunkCompression) -> BagOptions {
 #[derive(Debug, Clone)]
 pub(crate) struct DataFile {
     pub(crate) workload: usize,
+    pub(crate) workload_name: &'static str,
     pub(crate) variant: Variant,
     pub(crate) path: PathBuf,
     pub(crate) file_bytes: u64,
@@ -163,6 +164,7 @@ pub(crate) fn prepare(
                 .len();
             files.push(DataFile {
                 workload: index,
+                workload_name: workload.name,
                 variant,
                 path,
                 file_bytes,

@@ -16,19 +16,48 @@ use super::files::Variant;
 pub(crate) struct Limit {
     /// Bytes produced per repetition (copied, or decompressed).
     pub(crate) bytes: u64,
-    /// Median seconds per repetition.
+    /// Median seconds per repetition: memcpy, or the reference C library (liblz4, libzstd,
+    /// libbz2) decoding every chunk. This is the limit results are a fraction of.
     pub(crate) seconds: f64,
+    /// Median seconds of the decoder robolog-framing uses, where it differs from the C
+    /// library: lz4_flex (LZ4 blocks), the `bzip2` 0.6 crate (pure-Rust libbz2 port).
+    pub(crate) library_seconds: Option<f64>,
+    /// Chunks in the file.
+    pub(crate) chunks: u64,
+    /// The largest chunk, uncompressed.
+    pub(crate) largest_chunk: u64,
 }
 
 impl Limit {
     pub(crate) fn bytes_per_second(&self) -> f64 {
         self.bytes as f64 / self.seconds
     }
+
+    pub(crate) fn library_bytes_per_second(&self) -> Option<f64> {
+        Some(self.bytes as f64 / self.library_seconds?)
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Times `f` at least once and up to `reps` times, while the total stays under `budget` seconds;
+/// returns the median.
+fn timed(
+    reps: usize,
+    budget: f64,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<f64, String> {
+    let started = Instant::now();
+    let mut times = Vec::new();
+    while times.is_empty() || (times.len() < reps && started.elapsed().as_secs_f64() < budget) {
+        let t = Instant::now();
+        f()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok(median(times))
 }
 
 /// Copies 256 MiB between two buffers that are already resident.
@@ -46,6 +75,9 @@ pub(crate) fn memcpy(reps: usize) -> Limit {
     Limit {
         bytes: SIZE as u64,
         seconds: median(times),
+        library_seconds: None,
+        chunks: 0,
+        largest_chunk: 0,
     }
 }
 
@@ -98,58 +130,103 @@ fn chunks<'a>(
     Ok(out)
 }
 
-/// Decompresses every chunk of the file with the C library of its codec (for uncompressed
-/// files: the bytes memcpy would move, timed by [`memcpy`] instead).
-pub(crate) fn decompress(variant: Variant, path: &Path, reps: usize) -> Result<Limit, String> {
+/// Decompresses every chunk of the file with the C library of its codec and, for LZ4 and
+/// bzip2, with the decoder robolog-framing uses (for uncompressed files: the bytes memcpy would
+/// move, timed by [`memcpy`] instead). Each decoder runs up to `reps` times within `budget`
+/// seconds.
+pub(crate) fn decompress(
+    variant: Variant,
+    path: &Path,
+    reps: usize,
+    budget: f64,
+) -> Result<Limit, String> {
     let bytes = load_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let file: &[u8] = &bytes;
     let chunks = chunks(variant, file, &bytes)?;
     let total: usize = chunks.iter().map(|c| c.uncompressed).sum();
     let largest = chunks.iter().map(|c| c.uncompressed).max().unwrap_or(0);
-    let mut out = vec![0u8; largest];
+    let mut limit = Limit {
+        bytes: total as u64,
+        seconds: 0.0,
+        library_seconds: None,
+        chunks: chunks.len() as u64,
+        largest_chunk: largest as u64,
+    };
     let codec = variant.codec();
     if codec == Compression::None {
-        return Ok(Limit {
-            bytes: total as u64,
-            seconds: 0.0,
-        });
+        return Ok(limit);
     }
+    let mut out = vec![0u8; largest];
     let mut zstd = zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?;
-    let mut times = Vec::new();
-    for _ in 0..reps.max(1) {
-        let t = Instant::now();
-        for chunk in &chunks {
-            let target = &mut out[..chunk.uncompressed];
-            let produced = match codec {
-                Compression::Lz4 => lz4_frame(chunk.data, target)?,
-                Compression::Zstd => zstd
-                    .decompress_to_buffer(chunk.data, target)
-                    .map_err(|e| e.to_string())?,
-                Compression::Bz2 => bz2(chunk.data, target)?,
-                Compression::None => chunk.uncompressed,
-            };
-            if produced != chunk.uncompressed {
-                return Err(format!(
-                    "{codec} chunk decoded to {produced} bytes, {} declared",
-                    chunk.uncompressed
-                ));
+    let mut run = |decoder: Decoder| {
+        timed(reps, budget, || {
+            for chunk in &chunks {
+                let target = &mut out[..chunk.uncompressed];
+                let produced = match decoder {
+                    Decoder::Liblz4 => lz4_frame(chunk.data, target, lz4_c_block)?,
+                    Decoder::Lz4Flex => lz4_frame(chunk.data, target, lz4_flex_block)?,
+                    Decoder::Libzstd => zstd
+                        .decompress_to_buffer(chunk.data, target)
+                        .map_err(|e| e.to_string())?,
+                    Decoder::Libbz2 => bz2_c(chunk.data, target)?,
+                    Decoder::Bzip2Rs => bz2_rs(chunk.data, target)?,
+                };
+                if produced != chunk.uncompressed {
+                    return Err(format!(
+                        "{codec} chunk decoded to {produced} bytes, {} declared",
+                        chunk.uncompressed
+                    ));
+                }
             }
-        }
-        black_box(&mut out);
-        times.push(t.elapsed().as_secs_f64());
+            black_box(&mut out);
+            Ok(())
+        })
+    };
+    let (reference, library) = match codec {
+        Compression::Lz4 => (Decoder::Liblz4, Some(Decoder::Lz4Flex)),
+        Compression::Zstd => (Decoder::Libzstd, None),
+        Compression::Bz2 => (Decoder::Libbz2, Some(Decoder::Bzip2Rs)),
+        Compression::None => return Ok(limit),
+    };
+    limit.seconds = run(reference)?;
+    if let Some(library) = library {
+        limit.library_seconds = Some(run(library)?);
     }
-    Ok(Limit {
-        bytes: total as u64,
-        seconds: median(times),
-    })
+    Ok(limit)
 }
 
-/// Walks an LZ4 frame and decodes each block with liblz4's `LZ4_decompress_safe`, skipping
-/// checksums (the limit is the block decoder's speed).
-fn lz4_frame(frame: &[u8], out: &mut [u8]) -> Result<usize, String> {
+#[derive(Debug, Clone, Copy)]
+enum Decoder {
+    Liblz4,
+    Lz4Flex,
+    Libzstd,
+    Libbz2,
+    Bzip2Rs,
+}
+
+fn lz4_c_block(block: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    let room = i32::try_from(out.len()).map_err(|e| e.to_string())?;
+    lz4::block::decompress_to_buffer(block, Some(room), out).map_err(|e| e.to_string())
+}
+
+fn lz4_flex_block(block: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    lz4_flex::block::decompress_into(block, out).map_err(|e| e.to_string())
+}
+
+/// Walks an LZ4 frame (independent blocks, as robolog writes them) and decodes each block with
+/// `block`, skipping checksums (the limit is the block decoder's speed).
+fn lz4_frame(
+    frame: &[u8],
+    out: &mut [u8],
+    block: fn(&[u8], &mut [u8]) -> Result<usize, String>,
+) -> Result<usize, String> {
     let bad = || "malformed LZ4 frame".to_owned();
     let flg = *frame.get(4).ok_or_else(bad)?;
-    let mut pos = 7 + if flg & 0x08 != 0 { 8 } else { 0 };
+    if flg & 0x20 == 0 {
+        return Err("LZ4 frame with linked blocks: not supported by the limit measurement".into());
+    }
+    // Magic, FLG, BD, [content size], [dictionary id], HC.
+    let mut pos = 7 + if flg & 0x08 != 0 { 8 } else { 0 } + if flg & 0x01 != 0 { 4 } else { 0 };
     let block_checksum = flg & 0x10 != 0;
     let mut written = 0;
     loop {
@@ -160,21 +237,20 @@ fn lz4_frame(frame: &[u8], out: &mut [u8]) -> Result<usize, String> {
             return Ok(written);
         }
         let len = (size & 0x7FFF_FFFF) as usize;
-        let block = frame.get(pos..pos + len).ok_or_else(bad)?;
+        let data = frame.get(pos..pos + len).ok_or_else(bad)?;
         pos += len + if block_checksum { 4 } else { 0 };
+        let target = out.get_mut(written..).ok_or_else(bad)?;
         if size & 0x8000_0000 != 0 {
-            out[written..written + len].copy_from_slice(block);
+            target.get_mut(..len).ok_or_else(bad)?.copy_from_slice(data);
             written += len;
         } else {
-            let room = i32::try_from(out.len() - written).map_err(|e| e.to_string())?;
-            written += lz4::block::decompress_to_buffer(block, Some(room), &mut out[written..])
-                .map_err(|e| e.to_string())?;
+            written += block(data, target)?;
         }
     }
 }
 
 /// libbz2 (through the `bzip2` 0.4 crate, which links the C library).
-fn bz2(data: &[u8], out: &mut [u8]) -> Result<usize, String> {
+fn bz2_c(data: &[u8], out: &mut [u8]) -> Result<usize, String> {
     let mut d = bzip2_c::Decompress::new(false);
     loop {
         let read = d.total_in() as usize;
@@ -183,6 +259,24 @@ fn bz2(data: &[u8], out: &mut [u8]) -> Result<usize, String> {
             .decompress(&data[read..], &mut out[written..])
             .map_err(|e| e.to_string())?;
         if matches!(status, bzip2_c::Status::StreamEnd) {
+            return Ok(d.total_out() as usize);
+        }
+        if d.total_in() as usize == read && d.total_out() as usize == written {
+            return Err("truncated bzip2 stream".into());
+        }
+    }
+}
+
+/// The `bzip2` 0.6 crate robolog-framing uses (libbz2-rs-sys, a pure-Rust port).
+fn bz2_rs(data: &[u8], out: &mut [u8]) -> Result<usize, String> {
+    let mut d = bzip2::Decompress::new(false);
+    loop {
+        let read = d.total_in() as usize;
+        let written = d.total_out() as usize;
+        let status = d
+            .decompress(&data[read..], &mut out[written..])
+            .map_err(|e| e.to_string())?;
+        if matches!(status, bzip2::Status::StreamEnd) {
             return Ok(d.total_out() as usize);
         }
         if d.total_in() as usize == read && d.total_out() as usize == written {
