@@ -37,6 +37,10 @@ pub(crate) struct RunArgs {
     /// The workload file.
     #[arg(long)]
     input: PathBuf,
+    /// The workload's uncompressed MCAP file, the source of the messages `write` writes
+    /// (generated in memory when absent).
+    #[arg(long)]
+    source: Option<PathBuf>,
     /// Scratch output for `write` and `convert`.
     #[arg(long)]
     output: PathBuf,
@@ -53,6 +57,8 @@ pub(crate) struct RunArgs {
 pub(crate) struct RunReport {
     /// Seconds per repetition, the first one included.
     pub(crate) times: Vec<f64>,
+    /// CPU seconds of the whole process (every thread) per repetition.
+    pub(crate) cpu: Vec<f64>,
     pub(crate) messages: u64,
     pub(crate) bytes: u64,
     pub(crate) memory: Memory,
@@ -65,7 +71,7 @@ pub(crate) struct Memory {
     /// includes the pages of memory-mapped input files that were touched.
     pub(crate) peak_rss: u64,
     /// The largest anonymous resident memory seen (statm resident − shared, sampled every
-    /// millisecond), minus the same at the start, in bytes: heap, stacks, decode buffers.
+    /// 2 ms), minus the same at the start, in bytes: heap, stacks, decode buffers.
     pub(crate) peak_anon: u64,
 }
 
@@ -77,7 +83,15 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), String> {
         .ok_or_else(|| format!("no workload {}", args.workload))?;
     let variant =
         Variant::parse(&args.variant).ok_or_else(|| format!("no variant {}", args.variant))?;
-    let recording = (args.op == Op::Write).then(|| Recording::generate(workload));
+    let recording = if args.op == Op::Write {
+        Some(match &args.source {
+            Some(path) => Recording::load(workload, path)
+                .map_err(|e| format!("loading {}: {e}", path.display()))?,
+            None => Recording::generate(workload),
+        })
+    } else {
+        None
+    };
     let cx = Context {
         workload,
         variant,
@@ -87,14 +101,17 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), String> {
     };
     let meter = Meter::start();
     let mut times = Vec::new();
+    let mut cpu = Vec::new();
     let mut totals = None;
     let started = Instant::now();
     while times.is_empty()
         || (times.len() < args.max_reps && started.elapsed().as_secs_f64() < args.budget)
     {
         let t = Instant::now();
+        let c = cpu_seconds();
         let result = ops::run(args.op, args.side, &cx)?;
         times.push(t.elapsed().as_secs_f64());
+        cpu.push(cpu_seconds() - c);
         let _ = fs::remove_file(&args.output);
         if totals.is_some_and(|t| t != result) {
             return Err(format!("repetitions disagree: {totals:?} then {result:?}"));
@@ -105,10 +122,17 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), String> {
     let totals = totals.unwrap_or_default();
     print_json(&RunReport {
         times,
+        cpu,
         messages: totals.messages,
         bytes: totals.bytes,
         memory,
     })
+}
+
+/// CPU time of the process: every thread, including threads that have exited.
+fn cpu_seconds() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 pub(crate) fn print_json(value: &impl Serialize) -> Result<(), String> {
@@ -199,7 +223,7 @@ impl Meter {
             let mut peak = 0;
             while !flag.load(Ordering::Relaxed) {
                 peak = peak.max(statm().1);
-                thread::sleep(Duration::from_millis(1));
+                thread::sleep(Duration::from_millis(2));
             }
             peak.max(statm().1)
         });

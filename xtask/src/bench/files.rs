@@ -114,6 +114,47 @@ pub(crate) fn expected(workload: &Workload) -> (Totals, Totals) {
     (all, query)
 }
 
+/// [`expected`], cached next to the workload files (generating the full workloads again
+/// takes a while).
+pub(crate) fn expected_cached(dir: &Path, workload: &Workload) -> Result<(Totals, Totals), String> {
+    let mut hasher = Sha1::new();
+    hasher.update(workload.fingerprint());
+    let path = dir.join(format!(
+        "{}-{}.totals",
+        workload.name,
+        hex::encode(&hasher.finalize()[..8])
+    ));
+    let parse = |text: &str| -> Option<(Totals, Totals)> {
+        let v: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|f| f.parse().ok())
+            .collect();
+        match v.as_slice() {
+            [a, b, c, d] => Some((
+                Totals {
+                    messages: *a,
+                    bytes: *b,
+                },
+                Totals {
+                    messages: *c,
+                    bytes: *d,
+                },
+            )),
+            _ => None,
+        }
+    };
+    if let Some(totals) = fs::read_to_string(&path).ok().as_deref().and_then(parse) {
+        return Ok(totals);
+    }
+    let (all, query) = expected(workload);
+    let text = format!(
+        "{} {} {} {}\n",
+        all.messages, all.bytes, query.messages, query.bytes
+    );
+    fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((all, query))
+}
+
 fn cache_key(workload: &Workload, variant: Variant) -> String {
     let options = match variant {
         Variant::Mcap(c) => format!("{:?}", mcap_options(c).with_library("")),

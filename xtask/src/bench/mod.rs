@@ -41,9 +41,13 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_enum)]
     ops: Vec<Op>,
     /// Rounds per operation; each runs robolog and the peer once, alternating which goes first
-    /// (default 5, 3 with --quick).
+    /// (default 3).
     #[arg(long)]
     rounds: Option<usize>,
+    /// Stop measuring after this many minutes: the remaining rows are listed as not measured
+    /// (files are measured uncompressed, LZ4, zstd first and bzip2, the slowest, last).
+    #[arg(long)]
+    time_limit: Option<f64>,
     /// Also write the report (markdown) to this file.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -84,14 +88,34 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
     let data = files::prepare(&dir, &chosen, &variants)?;
     let scratch = dir.join("scratch");
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let expected: Vec<(Totals, Totals)> = chosen.iter().map(files::expected).collect();
+    let expected: Vec<(Totals, Totals)> = chosen
+        .iter()
+        .map(|w| files::expected_cached(&dir, w))
+        .collect::<Result<_, _>>()?;
 
     eprintln!("bench: measuring memcpy and the codecs' limits");
     let memcpy: Limit = limit(&["--memcpy"])?;
     let mut rows = Vec::new();
-    let rounds = args.rounds.unwrap_or(if args.quick { 3 } else { 5 }).max(1);
-    for file in &data {
+    let mut skipped = Vec::new();
+    let rounds = args.rounds.unwrap_or(3).max(1);
+    // bzip2 files last: they take most of the time, and a time limit should cut them first.
+    let mut order: Vec<&DataFile> = data.iter().collect();
+    order.sort_by_key(|f| f.variant.codec() == robolog_framing::Compression::Bz2);
+    for file in order {
         let workload = &chosen[file.workload];
+        if let Some(minutes) = args.time_limit
+            && started.elapsed().as_secs_f64() > minutes * 60.0
+        {
+            skipped.push(format!("{} {}", workload.name, file.variant.name()));
+            continue;
+        }
+        let source = data
+            .iter()
+            .find(|f| {
+                f.workload == file.workload
+                    && f.variant == Variant::Mcap(robolog_framing::Compression::None)
+            })
+            .map(|f| f.path.clone());
         let raw: Limit = limit(&[
             "--input",
             &file.path.to_string_lossy(),
@@ -103,7 +127,15 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
             if args.quick { "0.5" } else { "3" },
         ])?;
         for &op in ops.iter().filter(|op| op.applies_to(file.variant)) {
-            let measured = measure(args, workload, file, op, rounds, &scratch)?;
+            let measured = measure(
+                args,
+                workload,
+                file,
+                source.as_deref(),
+                op,
+                rounds,
+                &scratch,
+            )?;
             let (all, query) = expected[file.workload];
             let want = match op {
                 Op::Query => query,
@@ -128,6 +160,8 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                 op,
                 ours: measured.median(Side::Ours),
                 peer: measured.median(Side::Peer),
+                ours_cpu: measured.median_cpu(Side::Ours),
+                peer_cpu: measured.median_cpu(Side::Peer),
                 samples: measured.samples.get("ours").map_or(0, Vec::len),
                 totals: want,
                 raw,
@@ -179,17 +213,29 @@ fn parse_child<T: serde::de::DeserializeOwned>(output: &std::process::Output) ->
 /// Both sides of one operation on one file.
 struct Measured {
     samples: BTreeMap<&'static str, Vec<f64>>,
+    /// CPU seconds per sample, same layout.
+    cpu: BTreeMap<&'static str, Vec<f64>>,
     totals: Vec<(Side, Totals)>,
     memory: [Option<child::Memory>; 2],
 }
 
 impl Measured {
     fn median(&self, side: Side) -> Option<f64> {
-        let mut v = self.samples.get(side_name(side))?.clone();
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied()
+        median(self.samples.get(side_name(side))?)
+    }
+
+    fn median_cpu(&self, side: Side) -> Option<f64> {
+        median(self.cpu.get(side_name(side))?)
     }
 }
+
+fn median(v: &[f64]) -> Option<f64> {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+impl Measured {}
 
 fn side_name(side: Side) -> &'static str {
     match side {
@@ -202,6 +248,7 @@ fn measure(
     args: &BenchArgs,
     workload: &Workload,
     file: &DataFile,
+    source: Option<&Path>,
     op: Op,
     rounds: usize,
     scratch: &Path,
@@ -213,11 +260,12 @@ fn measure(
     }
     let mut measured = Measured {
         samples: BTreeMap::new(),
+        cpu: BTreeMap::new(),
         totals: Vec::new(),
         memory: [None, None],
     };
     let started = Instant::now();
-    let op_budget = if args.quick { 4.0 } else { 45.0 };
+    let op_budget = if args.quick { 3.0 } else { 20.0 };
     for round in 0..rounds {
         // Slow operations (bzip2 on the full workloads) get fewer rounds, at least two when the
         // first one fits in the budget, so that the run stays within its time.
@@ -231,7 +279,7 @@ fn measure(
             order.reverse();
         }
         for side in order {
-            let output = scratch.join(format!("out-{}", side_name(side)));
+            let output = scratch.join(format!("out-{}-{}", std::process::id(), side_name(side)));
             let mut command = Command::new(&exe);
             command
                 .arg("bench-run")
@@ -247,13 +295,19 @@ fn measure(
             if args.quick {
                 command.args(["--quick", "--max-reps", "4", "--budget", "0.2"]);
             }
+            if let (Op::Write, Some(source)) = (op, source) {
+                command.arg("--source").arg(source);
+            }
             let output = command.output().map_err(|e| e.to_string())?;
             let report: child::RunReport = parse_child(&output)?;
             let mut times = report.times;
+            let mut cpu = report.cpu;
             if times.len() > 1 {
                 // The first repetition warmed the caches; keep it only when it is the only one.
                 times.remove(0);
+                cpu.remove(0);
             }
+            measured.cpu.entry(side_name(side)).or_default().extend(cpu);
             measured
                 .samples
                 .entry(side_name(side))
@@ -282,6 +336,9 @@ struct Row {
     op: Op,
     ours: Option<f64>,
     peer: Option<f64>,
+    /// Median CPU seconds (all threads) of each side.
+    ours_cpu: Option<f64>,
+    peer_cpu: Option<f64>,
     /// robolog's timed repetitions behind the median.
     samples: usize,
     totals: Totals,
@@ -332,6 +389,10 @@ fn codec_library(codec: robolog_framing::Compression) -> (&'static str, Option<&
 impl Row {
     fn ratio(&self) -> Option<f64> {
         Some(self.peer? / self.ours?)
+    }
+
+    fn cpu_ratio(&self) -> Option<f64> {
+        Some(self.peer_cpu? / self.ours_cpu?)
     }
 
     fn is_read(&self) -> bool {
@@ -444,6 +505,9 @@ impl Row {
             time(self.ours),
             time(self.peer),
             self.ratio().map_or("—".into(), |r| format!("{r:.2}×")),
+            time(self.ours_cpu),
+            time(self.peer_cpu),
+            self.cpu_ratio().map_or("—".into(), |r| format!("{r:.2}×")),
             per_second(self.totals.bytes, 1e6),
             per_second(self.totals.messages, 1.0),
             self.limit_cell(),
@@ -511,11 +575,11 @@ fn render(
             sizes.join(", ")
         );
     }
-    let rounds = args.rounds.unwrap_or(if args.quick { 3 } else { 5 });
+    let rounds = args.rounds.unwrap_or(3);
     let _ = writeln!(
         s,
-        "\nTimes are medians of robolog's and the peer's runs, each in its own child process, over up to {rounds} alternating rounds (fewer for operations whose rounds take over {} s; a child repeats a short operation and drops its first, warm-up repetition). Ratio = peer time / robolog time (> 1: robolog is faster). MB/s and msg/s are robolog's, over message payload bytes. \"vs limit\" = the limit's time for the same work / robolog's time: memcpy of the uncompressed chunk bytes for uncompressed files, otherwise the C library (liblz4, libzstd, libbz2) decoding the file's chunks on one thread, which is what the targets use; for LZ4 and bzip2 the decoder robolog-framing uses (lz4_flex blocks, the pure-Rust `bzip2` 0.6) follows. Peak RSS in MB above the process's start (`VmHWM`, includes touched pages of the memory-mapped input), the anonymous part (heap, decode buffers) in parentheses. \"mem\" target: robolog's anonymous peak ≤ {MEMORY_CHUNKS}× the file's largest chunk. Peers: `mcap` 0.26 (MessageStream; indexed reader + Summary), `rosbag` 0.6 (chunk records over mmap; log-time order = collect and sort; cannot write: —); convert peer = `rosbag` read + `mcap` write.\n",
-        if args.quick { 4 } else { 45 }
+        "\nTimes are medians of robolog's and the peer's runs, each in its own child process, over up to {rounds} alternating rounds (fewer for operations whose rounds take over {} s; a child repeats a short operation and drops its first, warm-up repetition). Ratio = peer time / robolog time (> 1: robolog is faster); the targets are judged on it. CPU = CPU time of the whole child process (every thread, `CLOCK_PROCESS_CPUTIME_ID`) for the same repetitions, and its ratio: on a loaded machine wall time includes waiting for a core, CPU time does not (but counts work done on extra threads). MB/s and msg/s are robolog's, over message payload bytes. \"vs limit\" = the limit's time for the same work / robolog's time: memcpy of the uncompressed chunk bytes for uncompressed files, otherwise the C library (liblz4, libzstd, libbz2) decoding the file's chunks on one thread, which is what the targets use; for LZ4 and bzip2 the decoder robolog-framing uses (lz4_flex blocks, the pure-Rust `bzip2` 0.6) follows. Peak RSS in MB above the process's start (`VmHWM`, includes touched pages of the memory-mapped input), the anonymous part (heap, decode buffers) in parentheses. \"mem\" target: robolog's anonymous peak ≤ {MEMORY_CHUNKS}× the file's largest chunk. Peers: `mcap` 0.26 (MessageStream; indexed reader + Summary), `rosbag` 0.6 (chunk records over mmap; log-time order = collect and sort; cannot write: —); convert peer = `rosbag` read + `mcap` write.\n",
+        if args.quick { 3 } else { 20 }
     );
     let header = [
         "workload",
@@ -524,6 +588,9 @@ fn render(
         "robolog",
         "peer",
         "ratio",
+        "robolog CPU",
+        "peer CPU",
+        "CPU ratio",
         "MB/s",
         "msg/s",
         "vs limit",
@@ -538,7 +605,11 @@ fn render(
         header
             .iter()
             .enumerate()
-            .map(|(i, _)| if (3..9).contains(&i) { "---:|" } else { "---|" })
+            .map(|(i, _)| if (3..12).contains(&i) {
+                "---:|"
+            } else {
+                "---|"
+            })
             .collect::<String>()
     );
     for row in rows {
