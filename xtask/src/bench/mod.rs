@@ -100,15 +100,25 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
     let rounds = args.rounds.unwrap_or(3).max(1);
     // bzip2 files last: they take most of the time, and a time limit should cut them first.
     let mut order: Vec<&DataFile> = data.iter().collect();
-    order.sort_by_key(|f| f.variant.codec() == robolog_framing::Compression::Bz2);
+    order.sort_by_key(|f| {
+        let bz2 = f.variant.codec() == robolog_framing::Compression::Bz2;
+        (bz2, if bz2 { f.file_bytes } else { 0 })
+    });
+    let out_of_time = |started: Instant| {
+        args.time_limit
+            .is_some_and(|minutes| started.elapsed().as_secs_f64() > minutes * 60.0)
+    };
+    let mut loads = Vec::new();
     for file in order {
         let workload = &chosen[file.workload];
-        if let Some(minutes) = args.time_limit
-            && started.elapsed().as_secs_f64() > minutes * 60.0
-        {
-            skipped.push(format!("{} {}", workload.name, file.variant.name()));
+        loads.push(machine::load_average());
+        if out_of_time(started) {
+            skipped.push(format!("{} {} (all)", workload.name, file.variant.name()));
             continue;
         }
+        // Both sides read the file from the page cache: the first one to touch it must not pay
+        // for the disk.
+        warm(&file.path)?;
         let source = data
             .iter()
             .find(|f| {
@@ -116,6 +126,9 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                     && f.variant == Variant::Mcap(robolog_framing::Compression::None)
             })
             .map(|f| f.path.clone());
+        if let (true, Some(source)) = (ops.contains(&Op::Write), &source) {
+            warm(source)?;
+        }
         let raw: Limit = limit(&[
             "--input",
             &file.path.to_string_lossy(),
@@ -127,6 +140,15 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
             if args.quick { "0.5" } else { "3" },
         ])?;
         for &op in ops.iter().filter(|op| op.applies_to(file.variant)) {
+            if out_of_time(started) {
+                skipped.push(format!(
+                    "{} {} {}",
+                    workload.name,
+                    file.variant.name(),
+                    op.arg()
+                ));
+                continue;
+            }
             let measured = measure(
                 args,
                 workload,
@@ -186,6 +208,19 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
     if let Some(out) = &args.out {
         std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
     }
+    Ok(())
+}
+
+/// Reads `path` once, so that its pages are in the page cache.
+fn warm(path: &Path) -> Result<(), String> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut buf = vec![0u8; 8 << 20];
+    while file
+        .read(&mut buf)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        > 0
+    {}
     Ok(())
 }
 

@@ -328,7 +328,7 @@ fn ours_bag(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
             w.finish()?;
             out.flush()?;
         }
-        Op::Convert => return Ok(super::convert::ours(cx)?),
+        Op::Convert => return super::convert::ours(cx),
     }
     Ok(c.finish())
 }

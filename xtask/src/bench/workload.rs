@@ -315,7 +315,7 @@ pub(crate) fn fill(workload: &Workload, event: Event, out: &mut Vec<u8>) {
 fn small(rng: &mut Rng, t: f32, size: usize, out: &mut Vec<u8>) {
     let mut i = 0u32;
     while out.len() < size {
-        let word = if i % 2 == 0 {
+        let word = if i.is_multiple_of(2) {
             ((t + i as f32).sin() * 10.0 + rng.unit() * 0.01).to_le_bytes()
         } else {
             // Counters and flags: mostly zero bytes.
@@ -372,7 +372,7 @@ fn camera(rng: &mut Rng, frame: u64, size: usize, out: &mut Vec<u8>) {
     while i < size {
         let (x, y) = (i % 640, i / 640);
         let shade = (x / 3 + y / 2 + frame as usize) as u8;
-        if (x / 32 + y / 8 + frame as usize / 4) % 3 == 0 {
+        if (x / 32 + y / 8 + frame as usize / 4).is_multiple_of(3) {
             block = [shade & 0xF0; 32];
         } else {
             for (k, b) in block.iter_mut().enumerate() {
