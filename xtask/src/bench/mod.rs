@@ -194,7 +194,10 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
             rows.push(row);
         }
     }
-    let report = render(
+    let variant_rank = |v: Variant| Variant::ALL.iter().position(|&a| a == v);
+    let op_rank = |op: Op| Op::ALL.iter().position(|&o| o == op);
+    rows.sort_by_key(|r| (r.workload, variant_rank(r.variant), op_rank(r.op)));
+    let mut report = render(
         args,
         &chosen,
         &expected,
@@ -204,6 +207,18 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
         &load_before,
         started,
     );
+    let _ = writeln!(
+        report,
+        "\nLoad average (1/5/15 min) as each file's measurements started: {}",
+        loads.join("; ")
+    );
+    if !skipped.is_empty() {
+        let _ = writeln!(
+            report,
+            "\nNot measured (the --time-limit ran out): {}",
+            skipped.join(", ")
+        );
+    }
     print!("{report}");
     if let Some(out) = &args.out {
         std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
