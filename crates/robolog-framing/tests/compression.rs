@@ -426,3 +426,48 @@ fn salvage_respects_the_cap() {
         );
     }
 }
+
+#[test]
+fn a_lying_declared_size_allocates_only_what_the_data_backs() {
+    // bzip2 and zstd can expand by a million to one, so no ratio check can refuse a chunk that
+    // declares 1 GiB; the output buffer must follow the data instead of the declaration.
+    let data = sample(100_000);
+    for codec in [Compression::Zstd, Compression::Bz2] {
+        let mut c = Vec::new();
+        compress(codec, &data, &mut c).unwrap();
+        let mut out = Vec::new();
+        let err = decompress(codec, &c, 1 << 30, 1 << 31, &mut out).unwrap_err();
+        assert_eq!(
+            err,
+            CodecError::SizeMismatch {
+                codec,
+                expected: 1 << 30,
+                actual: 100_000
+            },
+            "{codec}"
+        );
+        assert!(
+            out.capacity() <= 4 << 20,
+            "{codec}: buffer grew to {}",
+            out.capacity()
+        );
+        assert_eq!(out, data, "{codec}: the decoded prefix is kept");
+    }
+}
+
+#[test]
+fn a_reused_buffer_larger_than_the_declared_size_still_detects_overflow() {
+    let data = sample(50_000);
+    for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
+        let mut c = Vec::new();
+        compress(codec, &data, &mut c).unwrap();
+        let mut out = Vec::with_capacity(1 << 20);
+        let err = decompress(codec, &c, 40_000, CAP, &mut out).unwrap_err();
+        assert!(
+            matches!(err, CodecError::Overflow { expected: 40_000, .. }),
+            "{codec}: {err}"
+        );
+        decompress(codec, &c, 50_000, CAP, &mut out).unwrap();
+        assert_eq!(out, data, "{codec}");
+    }
+}

@@ -106,13 +106,17 @@ fn rosbag_crate_read(path: &Path) -> usize {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
+    // ROBOLOG_BENCH_DIR keeps the synthetic bags (for profiling them with examples/read_all.rs).
+    let out_dir = std::env::var_os("ROBOLOG_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.path().to_path_buf());
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     for compression in [
         ChunkCompression::None,
         ChunkCompression::Lz4,
         ChunkCompression::Bz2,
     ] {
-        let path = dir.path().join(format!("synthetic-{compression}.bag"));
+        let path = out_dir.join(format!("synthetic-{compression}.bag"));
         std::fs::write(&path, synthetic(compression)).unwrap();
         files.push((format!("synthetic-{compression}"), path));
     }

@@ -2,6 +2,7 @@
 //! that decodes the chunks it needs (in parallel) and merges their messages.
 
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 use std::ops::{Bound, RangeBounds};
 use std::sync::Arc;
@@ -278,6 +279,11 @@ impl Selection {
         t >= self.start && t <= self.end && self.wants_conn(conn)
     }
 
+    /// From the chunk info alone: is every message of the chunk wanted?
+    fn wants_whole(&self, chunk: &ChunkEntry) -> bool {
+        self.conns.is_none() && self.start <= chunk.info.start_ns && chunk.info.end_ns <= self.end
+    }
+
     /// From the chunk info alone: could the chunk hold a wanted message?
     fn may_need(&self, chunk: &ChunkEntry) -> bool {
         chunk.info.end_ns >= self.start
@@ -338,6 +344,113 @@ fn read_chunk_index(
 
 fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> Result<Batch> {
     let chunk = &data.chunks[i];
+    if selection.wants_whole(chunk)
+        && chunk.salvaged.is_none()
+        && matches!(chunk.index, ChunkIndex::Records { .. })
+    {
+        // Every message of the chunk is wanted: walking its records in order is cheaper than
+        // reading its index and resolving every entry, and needs no sort when, as usual, the
+        // chunk is in time order. The walk is trusted only when it finds exactly the messages
+        // the chunk info announces (so the index, which must agree with the chunk info, would
+        // have given the same ones); otherwise the index decides, as below.
+        let content = decode_chunk(
+            chunk.info.compression,
+            &data.file.slice(chunk.data.clone()),
+            chunk.size,
+            data.max_chunk_size,
+            chunk.info.position,
+        )?;
+        if let Some(messages) = walk_whole_chunk(&content, chunk, selection) {
+            return Ok(Batch {
+                chunk: chunk.info.position,
+                messages: sorted(messages, order).into(),
+            });
+        }
+        return load_indexed_chunk(data, chunk, selection, order, Some(content));
+    }
+    load_indexed_chunk(data, chunk, selection, order, None)
+}
+
+/// Sorts a chunk's messages for the query's order (usually they already are).
+fn sorted(mut messages: Vec<Message>, order: Order) -> Vec<Message> {
+    match order {
+        Order::Time => {
+            let key = |m: &Message| (m.time_ns, position_key(m.position));
+            if !messages.is_sorted_by_key(key) {
+                messages.sort_by_key(key);
+            }
+        }
+        Order::File => {
+            if !messages.is_sorted_by_key(|m| position_key(m.position)) {
+                messages.sort_by_key(|m| position_key(m.position));
+            }
+        }
+    }
+    messages
+}
+
+/// Every message of a decoded chunk, in file order, when the chunk's records are all well
+/// formed and hold exactly the messages its chunk info counts per connection; `None` otherwise.
+fn walk_whole_chunk(
+    content: &Bytes,
+    chunk: &ChunkEntry,
+    selection: &Selection,
+) -> Option<Vec<Message>> {
+    let announced: u64 = chunk
+        .info
+        .message_counts
+        .iter()
+        .map(|&(_, n)| u64::from(n))
+        .sum();
+    let mut messages = Vec::with_capacity(usize::try_from(announced).ok()?.min(1 << 20));
+    let mut counts: Vec<(u32, u32)> = Vec::with_capacity(chunk.info.message_counts.len());
+    let file_base =
+        (chunk.info.compression == ChunkCompression::None).then_some(chunk.data.start as u64);
+    for record in InnerWalker::new(content) {
+        let InnerRecord::Message {
+            offset,
+            conn,
+            time,
+            data,
+        } = record.ok()?
+        else {
+            continue;
+        };
+        match counts.iter_mut().find(|(c, _)| *c == conn) {
+            Some((_, n)) => *n = n.checked_add(1)?,
+            None => counts.push((conn, 1)),
+        }
+        if selection.wants(conn, time) {
+            messages.push(Message {
+                conn,
+                time_ns: time.to_ns(),
+                data: content.slice(data),
+                position: match file_base {
+                    Some(base) => Position::File(base + offset as u64),
+                    None => Position::Chunk {
+                        chunk: chunk.info.position,
+                        offset: offset as u32,
+                    },
+                },
+            });
+        }
+    }
+    // Connections the chunk info announces are defined (opening checks that), so equal counts
+    // also mean that no message is on an undefined connection.
+    let mut announced = chunk.info.message_counts.clone();
+    announced.retain(|&(_, n)| n > 0);
+    announced.sort_unstable();
+    counts.sort_unstable();
+    (announced == counts).then_some(messages)
+}
+
+fn load_indexed_chunk(
+    data: &BagData,
+    chunk: &ChunkEntry,
+    selection: &Selection,
+    order: Order,
+    decoded: Option<Bytes>,
+) -> Result<Batch> {
     let indexed = match &chunk.index {
         ChunkIndex::Records { start, count } => read_chunk_index(&data.file, *start, *count, chunk),
         ChunkIndex::Entries(entries) => Some(entries.to_vec()),
@@ -354,9 +467,10 @@ fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> 
             messages: VecDeque::new(),
         });
     }
-    let content = match &chunk.salvaged {
-        Some(content) => content.clone(),
-        None => decode_chunk(
+    let content = match (&chunk.salvaged, decoded) {
+        (Some(content), _) => content.clone(),
+        (None, Some(content)) => content,
+        (None, None) => decode_chunk(
             chunk.info.compression,
             &data.file.slice(chunk.data.clone()),
             chunk.size,
@@ -387,19 +501,15 @@ fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> 
             })
             .collect::<Option<Vec<Message>>>()
     });
-    let mut messages = match resolved {
+    let messages = match resolved {
         Some(messages) => messages,
         // No usable index: walk the chunk. The scan that built the entries of unindexed bags
         // walked it already, so this is only reached when the file's index is inconsistent.
         None => walk_chunk(&content, selection, &data.connections, &make)?,
     };
-    match order {
-        Order::Time => messages.sort_by_key(|m| (m.time_ns, position_key(m.position))),
-        Order::File => messages.sort_by_key(|m| position_key(m.position)),
-    }
     Ok(Batch {
         chunk: chunk.info.position,
-        messages: messages.into(),
+        messages: sorted(messages, order).into(),
     })
 }
 
@@ -488,6 +598,14 @@ impl std::fmt::Debug for Pipeline {
     }
 }
 
+/// The message's position within its chunk, for ordering equal times.
+fn in_chunk(m: &Message) -> u64 {
+    match m.position {
+        Position::File(o) => o,
+        Position::Chunk { offset, .. } => u64::from(offset),
+    }
+}
+
 impl Pipeline {
     fn receive(&mut self) -> Option<Result<Batch>> {
         self.starts.pop_front();
@@ -497,12 +615,8 @@ impl Pipeline {
     fn push_head(&mut self, slot: usize) {
         let batch = &self.batches[slot];
         if let Some(m) = batch.messages.front() {
-            let offset = match m.position {
-                Position::File(o) => o,
-                Position::Chunk { offset, .. } => u64::from(offset),
-            };
             self.heap
-                .push(Reverse((m.time_ns, batch.chunk, offset, slot)));
+                .push(Reverse((m.time_ns, batch.chunk, in_chunk(m), slot)));
         } else {
             self.free.push(slot);
         }
@@ -533,9 +647,19 @@ impl Pipeline {
                 },
                 (_, None) => return None,
                 (_, Some(_)) => {
-                    let Reverse((.., slot)) = self.heap.pop()?;
-                    let message = self.batches[slot].messages.pop_front()?;
-                    self.push_head(slot);
+                    // Replace the top entry by its batch's next message in place: one sift
+                    // down instead of a pop and a push (usually a single batch is open).
+                    let mut top = self.heap.peek_mut()?;
+                    let slot = top.0.3;
+                    let batch = &mut self.batches[slot];
+                    let message = batch.messages.pop_front()?;
+                    match batch.messages.front() {
+                        Some(next) => top.0 = (next.time_ns, batch.chunk, in_chunk(next), slot),
+                        None => {
+                            PeekMut::pop(top);
+                            self.free.push(slot);
+                        }
+                    }
                     return Some(Ok(message));
                 }
             }

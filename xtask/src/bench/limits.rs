@@ -19,8 +19,9 @@ pub(crate) struct Limit {
     /// Median seconds per repetition: memcpy, or the reference C library (liblz4, libzstd,
     /// libbz2) decoding every chunk. This is the limit results are a fraction of.
     pub(crate) seconds: f64,
-    /// Median seconds of the decoder robolog-framing uses, where it differs from the C
-    /// library: lz4_flex (LZ4 blocks), the `bzip2` 0.6 crate (pure-Rust libbz2 port).
+    /// Median seconds of a second decoder: lz4_flex (LZ4 blocks: robolog-framing's decoder
+    /// without its `lz4-c` feature), the `bzip2` 0.6 crate robolog-framing calls (on the C
+    /// libbz2 with `bz2-c`, which xtask enables; on its pure-Rust port without).
     pub(crate) library_seconds: Option<f64>,
     /// Chunks in the file.
     pub(crate) chunks: u64,
@@ -131,7 +132,7 @@ fn chunks<'a>(
 }
 
 /// Decompresses every chunk of the file with the C library of its codec and, for LZ4 and
-/// bzip2, with the decoder robolog-framing uses (for uncompressed files: the bytes memcpy would
+/// bzip2, with a second decoder (lz4_flex; the `bzip2` 0.6 crate) (for uncompressed files: the bytes memcpy would
 /// move, timed by [`memcpy`] instead). Each decoder runs up to `reps` times within `budget`
 /// seconds.
 pub(crate) fn decompress(
@@ -267,7 +268,7 @@ fn bz2_c(data: &[u8], out: &mut [u8]) -> Result<usize, String> {
     }
 }
 
-/// The `bzip2` 0.6 crate robolog-framing uses (libbz2-rs-sys, a pure-Rust port).
+/// The `bzip2` 0.6 crate robolog-framing uses (its backend depends on the `bz2-c` feature).
 fn bz2_rs(data: &[u8], out: &mut [u8]) -> Result<usize, String> {
     let mut d = bzip2::Decompress::new(false);
     loop {

@@ -468,7 +468,7 @@ impl Row {
         Some(self.limit_seconds()? / self.ours?)
     }
 
-    /// The same against the decoder robolog-framing uses (lz4_flex, bzip2 0.6).
+    /// The same against the second decoder measured: lz4_flex, the `bzip2` 0.6 crate.
     fn fraction_of_library(&self) -> Option<f64> {
         if !self.is_read() {
             return None;
@@ -628,7 +628,7 @@ fn render(
     let rounds = args.rounds.unwrap_or(3);
     let _ = writeln!(
         s,
-        "\nTimes are medians of robolog's and the peer's runs, each in its own child process, over up to {rounds} alternating rounds (fewer for operations whose rounds take over {} s; a child repeats a short operation and drops its first, warm-up repetition). Ratio = peer time / robolog time (> 1: robolog is faster); the targets are judged on it. CPU = CPU time of the whole child process (every thread, `CLOCK_PROCESS_CPUTIME_ID`) for the same repetitions, and its ratio: on a loaded machine wall time includes waiting for a core, CPU time does not (but counts work done on extra threads). MB/s and msg/s are robolog's, over message payload bytes. \"vs limit\" = the limit's time for the same work / robolog's time: memcpy of the uncompressed chunk bytes for uncompressed files, otherwise the C library (liblz4, libzstd, libbz2) decoding the file's chunks on one thread, which is what the targets use; for LZ4 and bzip2 the decoder robolog-framing uses (lz4_flex blocks, the pure-Rust `bzip2` 0.6) follows. Peak RSS in MB above the process's start (`VmHWM`, includes touched pages of the memory-mapped input), the anonymous part (heap, decode buffers) in parentheses. \"mem\" target: robolog's anonymous peak ≤ {MEMORY_CHUNKS}× the file's largest chunk. Peers: `mcap` 0.26 (MessageStream; indexed reader + Summary), `rosbag` 0.6 (chunk records over mmap; log-time order = collect and sort; cannot write: —); convert peer = `rosbag` read + `mcap` write.\n",
+        "\nTimes are medians of robolog's and the peer's runs, each in its own child process, over up to {rounds} alternating rounds (fewer for operations whose rounds take over {} s; a child repeats a short operation and drops its first, warm-up repetition). Ratio = peer time / robolog time (> 1: robolog is faster); the targets are judged on it. CPU = CPU time of the whole child process (every thread, `CLOCK_PROCESS_CPUTIME_ID`) for the same repetitions, and its ratio: on a loaded machine wall time includes waiting for a core, CPU time does not (but counts work done on extra threads). MB/s and msg/s are robolog's, over message payload bytes. \"vs limit\" = the limit's time for the same work / robolog's time: memcpy of the uncompressed chunk bytes for uncompressed files, otherwise the C library (liblz4, libzstd, libbz2) decoding the file's chunks on one thread, which is what the targets use; then, for LZ4, the pure-Rust lz4_flex block decoder (robolog-framing without its `lz4-c` feature) and, for bzip2, the `bzip2` 0.6 crate robolog-framing calls (built here with `bz2-c`, so on the same C libbz2). Peak RSS in MB above the process's start (`VmHWM`, includes touched pages of the memory-mapped input), the anonymous part (heap, decode buffers) in parentheses. \"mem\" target: robolog's anonymous peak ≤ {MEMORY_CHUNKS}× the file's largest chunk. Peers: `mcap` 0.26 (MessageStream; indexed reader + Summary), `rosbag` 0.6 (chunk records over mmap; log-time order = collect and sort; cannot write: —); convert peer = `rosbag` read + `mcap` write.\n",
         if args.quick { 3 } else { 20 }
     );
     let header = [

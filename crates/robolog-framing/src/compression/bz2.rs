@@ -25,58 +25,76 @@ fn progress(d: &Decompress) -> (u64, u64) {
     (d.total_in(), d.total_out())
 }
 
-/// Decodes one stream into `out`, whose length is the declared size, which must come out
-/// exactly full.
-pub(super) fn decompress_exact(input: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
-    let expected = out.len();
+/// Decodes one stream into `out` (previous content discarded), which must come out exactly
+/// `expected` bytes long. Output goes into the vector's spare capacity, granted as the data
+/// arrives, so that a lying declared size allocates nothing the data does not back.
+pub(super) fn decompress_exact(
+    input: &[u8],
+    expected: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    out.clear();
     let mut d = Decompress::new(false);
-    let mut written = 0usize;
     let result = loop {
+        if out.len() == out.capacity() {
+            if out.len() >= expected {
+                break finish_stream(&mut d, input, expected);
+            }
+            out.reserve_exact(super::next_grant(out.len(), expected, input.len()));
+        }
         let before = progress(&d);
         let read = d.total_in() as usize;
-        let status = match d.decompress(&input[read..], &mut out[written..]) {
+        let status = match d.decompress_vec(&input[read..], out) {
             Ok(status) => status,
             Err(e) => break Err(corrupt(e)),
         };
-        written = d.total_out() as usize;
+        if out.len() > expected {
+            // A reused buffer can have room past the declared size.
+            out.truncate(expected);
+            return Err(CodecError::Overflow {
+                codec: Compression::Bz2,
+                expected: expected as u64,
+            });
+        }
         if matches!(status, Status::StreamEnd) {
             break Ok(());
-        }
-        if written == expected {
-            // Full but the stream has not ended: more output (an error) or only its trailer.
-            let mut scratch = [0u8; 1];
-            break loop {
-                let before = progress(&d);
-                let read = d.total_in() as usize;
-                match d.decompress(&input[read..], &mut scratch) {
-                    Err(e) => break Err(corrupt(e)),
-                    Ok(_) if d.total_out() as usize > expected => {
-                        break Err(CodecError::Overflow {
-                            codec: Compression::Bz2,
-                            expected: expected as u64,
-                        });
-                    }
-                    Ok(Status::StreamEnd) => break Ok(()),
-                    Ok(_) if progress(&d) == before => {
-                        break Err(corrupt("the stream ends before its trailer"));
-                    }
-                    Ok(_) => {}
-                }
-            };
         }
         if progress(&d) == before {
             break Err(corrupt("truncated stream"));
         }
     };
-    if written < expected {
-        out.truncate(written);
+    if out.len() < expected {
         return Err(result.err().unwrap_or(CodecError::SizeMismatch {
             codec: Compression::Bz2,
             expected: expected as u64,
-            actual: written as u64,
+            actual: out.len() as u64,
         }));
     }
     result
+}
+
+/// The output is exactly full but the stream has not ended: decode on into a one-byte scratch
+/// buffer to tell more output (an error) from only the stream's trailer (fine).
+fn finish_stream(d: &mut Decompress, input: &[u8], expected: usize) -> Result<(), CodecError> {
+    let mut scratch = [0u8; 1];
+    loop {
+        let before = progress(d);
+        let read = d.total_in() as usize;
+        match d.decompress(&input[read..], &mut scratch) {
+            Err(e) => return Err(corrupt(e)),
+            Ok(_) if d.total_out() as usize > expected => {
+                return Err(CodecError::Overflow {
+                    codec: Compression::Bz2,
+                    expected: expected as u64,
+                });
+            }
+            Ok(Status::StreamEnd) => return Ok(()),
+            Ok(_) if progress(d) == before => {
+                return Err(corrupt("the stream ends before its trailer"));
+            }
+            Ok(_) => {}
+        }
+    }
 }
 
 /// Decodes every complete block of a (possibly truncated or damaged) stream, up to `cap` bytes.

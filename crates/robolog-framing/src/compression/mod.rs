@@ -15,6 +15,34 @@ mod lz4;
 #[cfg(feature = "zstd")]
 mod zstd;
 
+/// Makes `out` exactly `len` initialised bytes long, for decoders that write into a slice.
+/// A buffer too small is replaced by a zeroed allocation (`calloc`: fresh pages from the OS come
+/// zeroed, so large buffers are not memset); a large enough one is reused, zeroing only the part
+/// that was never initialised.
+#[cfg(feature = "lz4")]
+fn set_initialised_len(out: &mut Vec<u8>, len: usize) {
+    if out.len() >= len {
+        out.truncate(len);
+    } else if out.capacity() >= len {
+        out.resize(len, 0);
+    } else {
+        *out = vec![0; len];
+    }
+}
+
+/// How much spare capacity to grant a streaming decoder that has produced `have` of the
+/// `expected` bytes: the rest when it is small, else double what it has (at least 1 MiB, and at
+/// first 8 times the input, a common ratio), so that the allocation follows the data.
+#[cfg(any(feature = "zstd", feature = "bz2"))]
+fn next_grant(have: usize, expected: usize, input_len: usize) -> usize {
+    let step = if have == 0 {
+        input_len.saturating_mul(8)
+    } else {
+        have
+    };
+    step.max(1 << 20).min(expected.saturating_sub(have))
+}
+
 use std::fmt;
 
 /// A chunk compression codec.
@@ -306,31 +334,36 @@ impl Decompressor {
                 cap: cap as u64,
             });
         }
-        // Reusing the buffer's initialised length avoids zero-filling it on every chunk.
-        if out.len() < expected {
-            out.resize(expected, 0);
-        } else {
-            out.truncate(expected);
-        }
         match compression {
             Compression::None => {
+                out.clear();
                 if input.len() < expected {
-                    out.truncate(input.len());
+                    out.extend_from_slice(input);
                     return Err(CodecError::SizeMismatch {
                         codec: Compression::None,
                         expected: expected as u64,
                         actual: input.len() as u64,
                     });
                 }
-                out.copy_from_slice(&input[..expected]);
+                out.extend_from_slice(&input[..expected]);
                 Ok(())
             }
             #[cfg(feature = "lz4")]
-            Compression::Lz4 => lz4::decompress_exact(input, out),
+            Compression::Lz4 => {
+                // The block decoder writes into an initialised slice. (Callers bound the declared
+                // size by LZ4's 255:1 expansion limit before asking.)
+                set_initialised_len(out, expected);
+                lz4::decompress_exact(input, out)
+            }
+            // zstd and bzip2 decode into the buffer's spare capacity, which grows as output
+            // arrives: no zero-filling, and a lying declared size costs nothing until the data
+            // proves it (bzip2 can expand more than a million to one, so no ratio bounds it).
             #[cfg(feature = "zstd")]
-            Compression::Zstd => zstd::decompress_exact(self.zstd_decoder()?, input, out),
+            Compression::Zstd => {
+                zstd::decompress_exact(self.zstd_decoder()?, input, expected, out)
+            }
             #[cfg(feature = "bz2")]
-            Compression::Bz2 => bz2::decompress_exact(input, out),
+            Compression::Bz2 => bz2::decompress_exact(input, expected, out),
             #[allow(unreachable_patterns)]
             other => Err(CodecError::Disabled { codec: other }),
         }

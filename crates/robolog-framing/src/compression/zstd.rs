@@ -32,54 +32,53 @@ pub(super) fn new_compressor(level: i32) -> Result<zstd::bulk::Compressor<'stati
     zstd::bulk::Compressor::new(level).map_err(corrupt)
 }
 
-/// Decodes into `out`, whose length is the declared size, which must come out exactly full.
+/// Decodes into `out` (previous content discarded), which must come out exactly `expected`
+/// bytes long. Output goes into the vector's spare capacity, granted as the data arrives.
 pub(super) fn decompress_exact(
     decoder: &mut Decoder<'static>,
     input: &[u8],
+    expected: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
     decoder.reinit().map_err(corrupt)?;
-    let expected = out.len();
+    out.clear();
     let mut src = InBuffer::around(input);
-    let mut dst = OutBuffer::around(out.as_mut_slice());
-    let outcome = fill(decoder, &mut src, &mut dst, expected);
-    let written = dst.pos();
-    match outcome {
-        Err(e) => {
-            out.truncate(written);
-            Err(e)
+    loop {
+        if out.len() == out.capacity() {
+            if out.len() >= expected {
+                // Exactly full but the frame has not ended: either more output follows (too
+                // much), or only the frame's epilogue remains.
+                return finish_frame(decoder, &mut src, expected);
+            }
+            out.reserve_exact(super::next_grant(out.len(), expected, input.len()));
         }
-        Ok(true) => Ok(()),
-        Ok(false) if written < expected => {
-            out.truncate(written);
-            Err(CodecError::SizeMismatch {
+        let before = (src.pos(), out.len());
+        let at = out.len();
+        // The output buffer sets the vector's length to what was decoded.
+        let hint = decoder
+            .run(&mut src, &mut OutBuffer::around_pos(out, at))
+            .map_err(corrupt)?;
+        if out.len() > expected {
+            // A reused buffer can have room past the declared size.
+            out.truncate(expected);
+            return Err(CodecError::Overflow {
                 codec: Compression::Zstd,
                 expected: expected as u64,
-                actual: written as u64,
-            })
+            });
         }
-        // The buffer is full but the frame has not ended: either more output follows (too much),
-        // or the frame's end is missing.
-        Ok(false) => finish_frame(decoder, &mut src, expected),
-    }
-}
-
-/// Runs the decoder until the output buffer is full (returns whether a frame ended exactly
-/// there), the input is used up, or no progress is possible.
-fn fill(
-    decoder: &mut Decoder<'static>,
-    src: &mut InBuffer<'_>,
-    dst: &mut OutBuffer<'_, [u8]>,
-    capacity: usize,
-) -> Result<bool, CodecError> {
-    loop {
-        let before = (src.pos(), dst.pos());
-        let hint = decoder.run(src, dst).map_err(corrupt)?;
-        if dst.pos() == capacity {
-            return Ok(hint == 0);
+        if out.len() == expected && hint == 0 {
+            // A frame ended exactly at the declared size; what follows is padding.
+            return Ok(());
         }
-        if (src.pos(), dst.pos()) == before {
-            return Ok(false);
+        if (src.pos(), out.len()) == before {
+            if out.len() < expected {
+                return Err(CodecError::SizeMismatch {
+                    codec: Compression::Zstd,
+                    expected: expected as u64,
+                    actual: out.len() as u64,
+                });
+            }
+            return finish_frame(decoder, &mut src, expected);
         }
     }
 }

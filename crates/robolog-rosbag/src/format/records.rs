@@ -194,8 +194,47 @@ pub(crate) enum InnerHeader<'a> {
     Other(u8),
 }
 
+/// The header every writer gives a message record: exactly the fields `op` (= 2), `conn` and
+/// `time`, once each, in any order (Python writes op, conn, time; C++ sorts them). Recognised
+/// byte for byte, since it precedes every message; anything else (other widths, extra or
+/// repeated fields) goes through the general parser.
+#[inline]
+fn message_header_fast(header: &[u8]) -> Option<MessageHeader> {
+    const OP: &[u8] = b"\x04\x00\x00\x00op=\x02";
+    const CONN: &[u8] = b"\x09\x00\x00\x00conn=";
+    const TIME: &[u8] = b"\x0d\x00\x00\x00time=";
+    if header.len() != OP.len() + CONN.len() + 4 + TIME.len() + 8 {
+        return None;
+    }
+    let (mut op, mut conn, mut time) = (false, None, None);
+    let mut rest = header;
+    while !rest.is_empty() {
+        if !op && rest.starts_with(OP) {
+            op = true;
+            rest = &rest[OP.len()..];
+        } else if conn.is_none() && rest.starts_with(CONN) {
+            let (value, after) = rest[CONN.len()..].split_first_chunk::<4>()?;
+            conn = Some(u32::from_le_bytes(*value));
+            rest = after;
+        } else if time.is_none() && rest.starts_with(TIME) {
+            let (value, after) = rest[TIME.len()..].split_first_chunk::<8>()?;
+            time = Some(RosTime::from_le_bytes(*value));
+            rest = after;
+        } else {
+            return None;
+        }
+    }
+    Some(MessageHeader {
+        conn: conn?,
+        time: time?,
+    })
+}
+
 #[inline]
 pub(crate) fn parse_inner_header(header: &[u8], base: u64) -> Result<InnerHeader<'_>> {
+    if let Some(message) = message_header_fast(header) {
+        return Ok(InnerHeader::Message(message));
+    }
     let (mut op, mut conn, mut time, mut topic) = (None, None, None, None);
     for_each_field(header, base, RecordKind::Record, |f| {
         match f.name {
@@ -231,6 +270,30 @@ pub(crate) fn parse_inner_header(header: &[u8], base: u64) -> Result<InnerHeader
 mod tests {
     use super::*;
     use crate::format::framing::build_header;
+
+    #[test]
+    fn message_headers_parse_alike_on_the_fast_and_the_general_path() {
+        let conn = 7u32.to_le_bytes();
+        let time = [1, 0, 0, 0, 5, 0, 0, 0];
+        let op = [OP_MSG_DATA];
+        let expected = InnerHeader::Message(MessageHeader {
+            conn: 7,
+            time: RosTime { sec: 1, nsec: 5 },
+        });
+        let fields: [(&[u8], &[u8]); 3] = [(b"op", &op), (b"conn", &conn), (b"time", &time)];
+        for order in [[0, 1, 2], [1, 0, 2], [2, 1, 0], [1, 2, 0]] {
+            let h = build_header(&order.map(|i| fields[i])).unwrap();
+            assert!(message_header_fast(&h).is_some(), "{order:?}");
+            assert_eq!(parse_inner_header(&h, 0).unwrap(), expected, "{order:?}");
+        }
+        // A repeated field is left to the general parser (the last value wins there).
+        let h = build_header(&[(b"op", &op), (b"conn", &conn), (b"conn", &[9, 0, 0, 0])]).unwrap();
+        assert!(message_header_fast(&h).is_none());
+        // Other op codes and widths too.
+        let h = build_header(&[(b"op", &[OP_CONNECTION]), (b"conn", &conn), (b"time", &time)])
+            .unwrap();
+        assert!(message_header_fast(&h).is_none());
+    }
 
     #[test]
     fn parses_fields_in_any_order() {

@@ -1,0 +1,35 @@
+//! Reads every message of a bag, a number of times, and prints the message count and bytes:
+//! a minimal full read for profilers (`valgrind --tool=callgrind`, `perf`).
+//!
+//! ```text
+//! cargo run --release -p robolog-rosbag --example read_all -- <bag> [time|file] [repeats] [threads]
+//! ```
+
+use robolog_rosbag::{Bag, Order};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().ok_or("usage: read_all <bag> [time|file] [repeats] [threads]")?;
+    let order = match args.next().as_deref() {
+        None | Some("time") => Order::Time,
+        Some("file") => Order::File,
+        Some(other) => return Err(format!("unknown order {other}").into()),
+    };
+    let repeats: usize = args.next().map_or(Ok(1), |s| s.parse())?;
+    let threads: Option<usize> = args.next().map(|s| s.parse()).transpose()?;
+    let (mut count, mut bytes) = (0usize, 0usize);
+    for _ in 0..repeats {
+        let bag = Bag::from_file(&path)?;
+        let mut query = bag.messages().order(order);
+        if let Some(threads) = threads {
+            query = query.threads(threads);
+        }
+        for message in query {
+            let message = message?;
+            count += 1;
+            bytes += message.data.len();
+        }
+    }
+    println!("{count} messages, {bytes} bytes");
+    Ok(())
+}
