@@ -19,12 +19,21 @@ pub(crate) fn load_average() -> String {
 
 /// One line per fact, as markdown list items.
 pub(crate) fn describe() -> Vec<String> {
-    let model = command("lscpu", &[])
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Model name:").map(|m| m.trim().to_owned()))
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        cpuinfo.lines().find_map(|l| {
+            let (key, value) = l.split_once(':')?;
+            (key.trim() == name).then(|| value.trim().to_owned())
         })
-        .unwrap_or_else(|| "unknown".into());
+    };
+    let model = format!(
+        "{} at {} MHz, {} KB cache (/proc/cpuinfo)",
+        field("model name").unwrap_or_else(|| "unknown".into()),
+        field("cpu MHz").unwrap_or_else(|| "?".into()),
+        field("cache size")
+            .map(|c| c.trim_end_matches("KB").trim().to_owned())
+            .unwrap_or_else(|| "?".into())
+    );
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let ram = fs::read_to_string("/proc/meminfo")
         .ok()
