@@ -75,10 +75,10 @@ fn indexed(bytes: &[u8], scan_fallback: bool) -> String {
             Err(e) => return format!("{source}, {count} blocks, then Err {}", describe(&e)),
         };
         let series = reader.series_by_index(block.series_index).unwrap();
-        if series.sample_shape().is_some() {
-            if let Err(e) = series.decode_pod(&block) {
-                return format!("{source}, {count} blocks, then Err {}", describe(&e));
-            }
+        if series.sample_shape().is_some()
+            && let Err(e) = series.decode_pod(&block)
+        {
+            return format!("{source}, {count} blocks, then Err {}", describe(&e));
         }
         count += 1;
     }
@@ -99,10 +99,10 @@ fn streamed(bytes: &[u8]) -> String {
         match reader.next_block() {
             Ok(Some(block)) => {
                 let series = reader.series_by_index(block.series_index).unwrap();
-                if series.sample_shape().is_some() {
-                    if let Err(e) = series.decode_pod(&block) {
-                        return format!("{count} blocks, then Err {}", describe(&e));
-                    }
+                if series.sample_shape().is_some()
+                    && let Err(e) = series.decode_pod(&block)
+                {
+                    return format!("{count} blocks, then Err {}", describe(&e));
                 }
                 count += 1;
             }

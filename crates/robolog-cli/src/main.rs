@@ -1,7 +1,92 @@
-//! `robolog`: inspect, print, convert, check, recover and merge robot logs.
+//! `robolog`: inspect, print, convert, check, recover and merge robot logs (ROS bag 2.0 and
+//! 1.2, MCAP, BDDF), and work with ROS message definitions.
+//!
+//! ```text
+//! robolog info FILE [--json]                       what a log holds, from its index
+//! robolog cat FILE [--topic T]... [--start T] [--end T] [--json] [--decode] [--limit N]
+//! robolog convert IN OUT [--format F] [--compression C] [--chunk-size BYTES] [selection]
+//! robolog check FILE [--json] [--strict]           structural validation, problems with offsets
+//! robolog recover IN OUT [--json]                  a valid copy of a damaged or cut log
+//! robolog merge IN... -o OUT [selection]           several logs into one, in log-time order
+//! robolog msg md5|show|check PATH... [--type pkg/Type] [--ros2]
+//! ```
+//!
+//! The format is recognised from the file's first bytes. Times on the command line are integer
+//! nanoseconds since 1970 or RFC 3339; `-` reads standard input (`cat`, `convert`).
+//!
+//! This is a thin layer over the `robolog` facade: it parses arguments (clap), calls the
+//! facade and formats the results, one module per command (`info`, `cat`, `convert` with
+//! `merge`, `check`, `recover`, `msg`). Outputs go through the facade's atomic files: written
+//! beside the target under a temporary name and renamed into place when complete.
+//!
+//! Exit codes: 0 ok, 1 error (or problems found by `check`), 2 usage, 3 data lost
+//! (`recover`). Errors are one line on standard error:
+//! `error: <what> (<file> at byte <offset>)`. A closed standard output (`robolog cat … |
+//! head`) ends the command quietly with 0. Progress bars go to standard error, and only when
+//! it is a terminal.
 
 #![forbid(unsafe_code)]
 
-fn main() {
-    std::process::exit(2);
+mod cat;
+mod check;
+mod cli;
+mod convert;
+mod failure;
+mod info;
+mod msg;
+mod progress;
+mod recover;
+mod selection;
+mod size;
+mod table;
+mod time;
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::failure::{Failure, Outcome};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    // A terminal gets each line as it is written; a pipe or file gets large writes.
+    let mut out: Box<dyn Write> = if stdout.is_terminal() {
+        Box::new(stdout.lock())
+    } else {
+        Box::new(BufWriter::with_capacity(1 << 16, stdout.lock()))
+    };
+    let result = run(&cli.command, &mut *out).and_then(|outcome| {
+        out.flush()?;
+        Ok(outcome)
+    });
+    match result {
+        Ok(outcome) => outcome.exit_code(),
+        Err(Failure::ClosedOutput) => ExitCode::SUCCESS,
+        Err(Failure::Usage(error)) => {
+            // Whatever was printed belongs before the usage message.
+            let _ = out.flush();
+            let _ = error.print();
+            ExitCode::from(2)
+        }
+        Err(Failure::Error(line)) => {
+            let _ = out.flush();
+            let _ = writeln!(io::stderr(), "{line}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(command: &Command, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    match command {
+        Command::Info(args) => info::run(args, out),
+        Command::Cat(args) => cat::run(args, out),
+        Command::Convert(args) => convert::run_convert(args, out),
+        Command::Check(args) => check::run(args, out),
+        Command::Recover(args) => recover::run(args, out),
+        Command::Merge(args) => convert::run_merge(args, out),
+        Command::Msg(command) => msg::run(command, out),
+    }
 }

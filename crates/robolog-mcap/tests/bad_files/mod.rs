@@ -75,6 +75,7 @@ pub(crate) const MESSAGES: [(u64, &[u8]); 3] = [
 ];
 
 /// What the model file is made of; each hostile variant changes one thing.
+#[derive(Default)]
 pub(crate) struct Spec<'a> {
     pub(crate) compression: &'a str,
     /// The chunk's uncompressed records; `None`: schema 1, channel 1, the three messages.
@@ -91,21 +92,6 @@ pub(crate) struct Spec<'a> {
     pub(crate) summary_start: Option<u64>,
     /// Replaces the data section CRC.
     pub(crate) data_crc: Option<u32>,
-}
-
-impl Default for Spec<'_> {
-    fn default() -> Self {
-        Self {
-            compression: "",
-            records: None,
-            uncompressed_size: None,
-            crc: None,
-            chunk_index_start: None,
-            message_index_offset: None,
-            summary_start: None,
-            data_crc: None,
-        }
-    }
 }
 
 pub(crate) struct Model {

@@ -1,0 +1,199 @@
+//! The command line: every command, argument and option, as clap parses them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::size::parse_size;
+use crate::time::parse_time;
+
+/// Inspect, print, convert, check, recover and merge robot logs: ROS bag 2.0 and 1.2, MCAP and
+/// BDDF, recognised from their first bytes.
+#[derive(Debug, Parser)]
+#[command(
+    name = "robolog",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 error (or problems found by `check`), \
+                        2 usage, 3 data lost (`recover`)."
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Summarise a log from its index: format, size, times, counts, chunks, channels,
+    /// attachments, metadata.
+    Info(InfoArgs),
+    /// Print messages, one line each (or JSON Lines).
+    Cat(CatArgs),
+    /// Convert a log to another format (or the same one with other settings).
+    Convert(ConvertArgs),
+    /// Validate a log's structure: indexes against data, checksums, ordering, counts.
+    Check(CheckArgs),
+    /// Write a valid, indexed copy of a damaged, cut or unindexed log.
+    Recover(RecoverArgs),
+    /// Merge logs into one, in log-time order.
+    Merge(MergeArgs),
+    /// ROS message definitions (.msg files, package trees, definition bundles).
+    #[command(subcommand)]
+    Msg(MsgCommand),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InfoArgs {
+    /// The log.
+    pub(crate) file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CatArgs {
+    /// The log; `-` reads standard input (in file order, as it arrives).
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) selection: Selection,
+    /// Print JSON Lines: topic, log_time, publish_time, sequence, schema_name,
+    /// message_encoding, size and data_base64 (or message with --decode).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Decode the messages (ROS 1 and JSON encodings).
+    #[arg(long)]
+    pub(crate) decode: bool,
+    /// Stop after this many messages.
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<u64>,
+}
+
+/// Which messages: topics and a log-time window.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct Selection {
+    /// Only this topic (exact name, or a glob: `/camera/*`, `/tf**`); repeat for more.
+    #[arg(long = "topic", short = 't', value_name = "TOPIC")]
+    pub(crate) topics: Vec<String>,
+    /// Only messages logged at or after this time: nanoseconds since 1970, or RFC 3339
+    /// (2020-09-13T12:26:40.5Z).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub(crate) start: Option<u64>,
+    /// Only messages logged before this time (same forms as --start).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub(crate) end: Option<u64>,
+}
+
+/// How to write an output log.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct WriteSettings {
+    /// Output format (by default from the output's extension: .mcap, .bag, .bddf).
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<FormatArg>,
+    /// Chunk compression (default: zstd for MCAP, none for bags; BDDF has none).
+    #[arg(long, value_enum)]
+    pub(crate) compression: Option<CompressionArg>,
+    /// Chunk size in uncompressed bytes (suffixes K, M, G: powers of 1024); 0 writes an
+    /// unchunked MCAP file.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub(crate) chunk_size: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatArg {
+    /// MCAP.
+    Mcap,
+    /// ROS bag 2.0.
+    Bag,
+    /// Boston Dynamics BDDF.
+    Bddf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CompressionArg {
+    /// Uncompressed chunks.
+    None,
+    /// LZ4 (MCAP, bags).
+    Lz4,
+    /// Zstandard (MCAP).
+    Zstd,
+    /// bzip2 (bags).
+    Bz2,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ConvertArgs {
+    /// The input log; `-` reads standard input.
+    pub(crate) input: PathBuf,
+    /// The output file: written beside it under a temporary name, renamed into place when
+    /// complete.
+    pub(crate) output: PathBuf,
+    #[command(flatten)]
+    pub(crate) write: WriteSettings,
+    #[command(flatten)]
+    pub(crate) selection: Selection,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// The input logs (any formats).
+    #[arg(required = true, num_args = 1..)]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// The output file.
+    #[arg(short, long, value_name = "OUT")]
+    pub(crate) output: PathBuf,
+    #[command(flatten)]
+    pub(crate) write: WriteSettings,
+    #[command(flatten)]
+    pub(crate) selection: Selection,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The log.
+    pub(crate) file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Warnings count as problems too (exit 1).
+    #[arg(long)]
+    pub(crate) strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RecoverArgs {
+    /// The damaged log.
+    pub(crate) input: PathBuf,
+    /// The recovered log (same format; a bag 1.2 becomes 2.0). May be the input's path.
+    pub(crate) output: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum MsgCommand {
+    /// Print the ROS 1 md5sum of each message type.
+    Md5(MsgArgs),
+    /// Print a type's full definition bundle, as ROS 1 tools store it in bags.
+    Show(MsgArgs),
+    /// Validate definitions: syntax, every dependency present, md5sums computable.
+    Check(MsgArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MsgArgs {
+    /// Package trees (folders holding <pkg>/msg/*.msg, srv/, action/), .msg files or
+    /// definition bundles.
+    #[arg(required = true, num_args = 1..)]
+    pub(crate) paths: Vec<PathBuf>,
+    /// The type (pkg/Type): of a file, or the one to pick from the folders.
+    #[arg(long = "type", value_name = "pkg/Type")]
+    pub(crate) type_name: Option<String>,
+    /// Parse with the ROS 2 (rosidl) rules instead of ROS 1.
+    #[arg(long)]
+    pub(crate) ros2: bool,
+}

@@ -1,0 +1,254 @@
+//! `robolog info`: what a log holds, from its index.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use robolog::{CompressionSummary, Format, IndexUse, Metadata, Problem, Summary};
+use serde::Serialize;
+
+use crate::cli::InfoArgs;
+use crate::failure::{Failure, Outcome, display_path};
+use crate::size::human_bytes;
+use crate::table::Table;
+use crate::time::{format_duration, format_utc};
+
+/// The `info --json` document (documented in the README; the golden tests pin its shape).
+#[derive(Debug, Serialize)]
+struct Info<'a> {
+    file: String,
+    format: Format,
+    version: &'a str,
+    properties: &'a BTreeMap<String, String>,
+    file_size: u64,
+    message_count: u64,
+    /// Nanoseconds since 1970.
+    start_time: Option<u64>,
+    end_time: Option<u64>,
+    duration: Option<u64>,
+    start_utc: Option<String>,
+    end_utc: Option<String>,
+    chunks: Option<Chunks<'a>>,
+    channels: Vec<Channel<'a>>,
+    attachments: Vec<Attachment<'a>>,
+    metadata: &'a [Metadata],
+    index: &'a IndexUse,
+    problems: &'a [Problem],
+}
+
+#[derive(Debug, Serialize)]
+struct Chunks<'a> {
+    count: u64,
+    compressed_bytes: u64,
+    uncompressed_bytes: u64,
+    /// Uncompressed over compressed bytes.
+    compression_ratio: Option<f64>,
+    by_compression: &'a [CompressionSummary],
+}
+
+#[derive(Debug, Serialize)]
+struct Channel<'a> {
+    id: u32,
+    topic: &'a str,
+    schema_name: Option<&'a str>,
+    schema_encoding: Option<&'a str>,
+    message_encoding: &'a str,
+    message_count: u64,
+    /// Messages per second over the log's duration.
+    rate_hz: Option<f64>,
+    metadata: &'a BTreeMap<String, String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Attachment<'a> {
+    name: &'a str,
+    media_type: &'a str,
+    log_time: u64,
+    create_time: u64,
+    size: u64,
+    offset: u64,
+}
+
+pub(crate) fn run(args: &InfoArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let log = robolog::open(&args.file).map_err(|e| Failure::open(e, &args.file))?;
+    let summary = log.summary().map_err(|e| Failure::log(e, &args.file))?;
+    let info = describe(&display_path(&args.file), &summary, log.problems());
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &info).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        write_text(&info, out)?;
+    }
+    out.flush()?;
+    Ok(Outcome::Ok)
+}
+
+fn describe<'a>(file: &str, summary: &'a Summary, problems: &'a [Problem]) -> Info<'a> {
+    let duration = summary.duration_ns();
+    let chunks = summary.chunks.as_ref().map(|c| {
+        let compressed: u64 = c.compression.iter().map(|x| x.compressed_bytes).sum();
+        let uncompressed: u64 = c.compression.iter().map(|x| x.uncompressed_bytes).sum();
+        Chunks {
+            count: c.count,
+            compressed_bytes: compressed,
+            uncompressed_bytes: uncompressed,
+            compression_ratio: (compressed > 0)
+                .then(|| round3(uncompressed as f64 / compressed as f64)),
+            by_compression: &c.compression,
+        }
+    });
+    let channels = summary
+        .channels
+        .iter()
+        .map(|entry| {
+            let channel = &entry.channel;
+            let schema = channel.schema.as_deref();
+            Channel {
+                id: channel.id,
+                topic: &channel.topic,
+                schema_name: schema.map(|s| s.name.as_str()),
+                schema_encoding: schema.map(|s| s.encoding.as_str()),
+                message_encoding: &channel.message_encoding,
+                message_count: entry.message_count,
+                rate_hz: duration
+                    .filter(|&d| d > 0)
+                    .map(|d| round3(entry.message_count as f64 * 1e9 / d as f64)),
+                metadata: &channel.metadata,
+            }
+        })
+        .collect();
+    let attachments = summary
+        .attachments
+        .iter()
+        .map(|a| Attachment {
+            name: &a.name,
+            media_type: &a.media_type,
+            log_time: a.log_time_ns,
+            create_time: a.create_time_ns,
+            size: a.size,
+            offset: a.offset,
+        })
+        .collect();
+    Info {
+        file: file.to_owned(),
+        format: summary.format,
+        version: &summary.version,
+        properties: &summary.properties,
+        file_size: summary.file_size,
+        message_count: summary.message_count,
+        start_time: summary.start_ns,
+        end_time: summary.end_ns,
+        duration,
+        start_utc: summary.start_ns.map(format_utc),
+        end_utc: summary.end_ns.map(format_utc),
+        chunks,
+        channels,
+        attachments,
+        metadata: &summary.metadata,
+        index: &summary.index,
+        problems,
+    }
+}
+
+/// Three decimals are plenty for a rate or a ratio, and keep the JSON stable to read.
+fn round3(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
+fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut lines: Vec<(&str, String)> = vec![
+        ("file", info.file.clone()),
+        ("format", format!("{} {}", info.format, info.version)),
+    ];
+    for (key, value) in info.properties {
+        let value = if value.is_empty() { "\"\"" } else { value };
+        lines.push((key, value.to_owned()));
+    }
+    lines.push((
+        "size",
+        format!("{} ({} bytes)", human_bytes(info.file_size), info.file_size),
+    ));
+    lines.push(("messages", info.message_count.to_string()));
+    if let (Some(start), Some(end), Some(duration)) =
+        (info.start_time, info.end_time, info.duration)
+    {
+        lines.push(("start", format!("{} ({start} ns)", format_utc(start))));
+        lines.push(("end", format!("{} ({end} ns)", format_utc(end))));
+        lines.push(("duration", format_duration(duration)));
+    }
+    if let Some(chunks) = &info.chunks {
+        let kinds: Vec<String> = chunks
+            .by_compression
+            .iter()
+            .map(|c| format!("{} {}", c.chunks, c.compression))
+            .collect();
+        let mut text = format!("{} ({})", chunks.count, kinds.join(", "));
+        if chunks.count > 0 {
+            text.push_str(&format!(
+                ", {} stored for {} of data",
+                human_bytes(chunks.compressed_bytes),
+                human_bytes(chunks.uncompressed_bytes),
+            ));
+            if let Some(ratio) = chunks.compression_ratio {
+                text.push_str(&format!(", ratio {ratio:.2}"));
+            }
+        }
+        lines.push(("chunks", text));
+    }
+    lines.push((
+        "index",
+        match info.index {
+            IndexUse::Index => "used".to_owned(),
+            IndexUse::Scan { reason } => format!("none, read by a scan ({reason})"),
+        },
+    ));
+    lines.push(("channels", info.channels.len().to_string()));
+    for (key, value) in &lines {
+        writeln!(out, "{:<10}{value}", format!("{key}:"))?;
+    }
+    if !info.channels.is_empty() {
+        let mut table = Table::new(["id", "topic", "type", "encoding", "messages", "rate"]);
+        table.align_right([0, 4, 5]);
+        for c in &info.channels {
+            table.row([
+                c.id.to_string(),
+                c.topic.to_owned(),
+                c.schema_name.unwrap_or("-").to_owned(),
+                c.message_encoding.to_owned(),
+                c.message_count.to_string(),
+                c.rate_hz
+                    .map_or_else(|| "-".to_owned(), |r| format!("{r:.2} Hz")),
+            ]);
+        }
+        table.write(out, "  ")?;
+    }
+    if !info.attachments.is_empty() {
+        writeln!(out, "attachments: {}", info.attachments.len())?;
+        let mut table = Table::new(["name", "media type", "size", "log time"]);
+        table.align_right([2]);
+        for a in &info.attachments {
+            table.row([
+                a.name.to_owned(),
+                a.media_type.to_owned(),
+                human_bytes(a.size),
+                format_utc(a.log_time),
+            ]);
+        }
+        table.write(out, "  ")?;
+    }
+    if !info.metadata.is_empty() {
+        writeln!(out, "metadata: {}", info.metadata.len())?;
+        for m in info.metadata {
+            writeln!(out, "  {}:", m.name)?;
+            for (key, value) in &m.entries {
+                writeln!(out, "    {key} = {value}")?;
+            }
+        }
+    }
+    if !info.problems.is_empty() {
+        writeln!(out, "problems: {}", info.problems.len())?;
+        for problem in info.problems {
+            writeln!(out, "  {problem}")?;
+        }
+    }
+    Ok(())
+}

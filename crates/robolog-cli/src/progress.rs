@@ -1,0 +1,86 @@
+//! Progress bars for long work, on standard error and only when it is a terminal (never in
+//! pipes, logs or tests).
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// A progress bar, or nothing when standard error is not a terminal.
+#[derive(Debug)]
+pub(crate) struct Bar(Option<ProgressBar>);
+
+impl Bar {
+    /// No bar.
+    pub(crate) fn hidden() -> Self {
+        Bar(None)
+    }
+
+    /// Counts messages, towards `total` when known.
+    pub(crate) fn messages(what: &str, total: Option<u64>) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Bar(None);
+        }
+        let bar = match total {
+            Some(total) => {
+                let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+                bar.set_style(style(
+                    "{msg} [{bar:30}] {human_pos}/{human_len} messages, {elapsed} (eta {eta})",
+                ));
+                bar
+            }
+            None => {
+                let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                bar.set_style(style("{spinner} {msg} {human_pos} messages, {elapsed}"));
+                bar
+            }
+        };
+        bar.set_message(what.to_owned());
+        Bar(Some(bar))
+    }
+
+    /// Work without a measure of progress (check, recover): a spinner with the elapsed time.
+    pub(crate) fn spinner(what: &str) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Bar(None);
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(style("{spinner} {msg} {elapsed}"));
+        bar.set_message(what.to_owned());
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Bar(Some(bar))
+    }
+
+    /// Sets the position.
+    pub(crate) fn set(&self, position: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_position(position);
+        }
+    }
+
+    /// Sets the total, once known.
+    pub(crate) fn set_total(&self, total: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_length(total);
+        }
+    }
+
+    /// Removes the bar, leaving the terminal as it was.
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
+}

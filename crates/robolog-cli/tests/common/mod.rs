@@ -1,0 +1,90 @@
+//! Running the built `robolog` binary from the workspace root, as a user would.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// What one run of `robolog` gave.
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+impl Run {
+    /// stdout parsed as one JSON document.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", self.stdout))
+    }
+
+    /// stdout parsed as JSON Lines.
+    pub(crate) fn json_lines(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+            })
+            .collect()
+    }
+
+    /// Asserts the exit code, showing both streams when it differs.
+    #[track_caller]
+    pub(crate) fn expect(self, code: i32) -> Self {
+        assert_eq!(
+            self.code, code,
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+fn finish(output: Output) -> Run {
+    Run {
+        code: output.status.code().expect("killed by a signal"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// `robolog ARGS…` run in the workspace root, so that `testdata/…` paths work and show in
+/// messages exactly as given.
+pub(crate) fn robolog<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Run {
+    finish(command(args).output().expect("run robolog"))
+}
+
+/// `robolog ARGS… < stdin_file`.
+pub(crate) fn robolog_stdin<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    stdin_file: &Path,
+) -> Run {
+    let input = std::fs::File::open(stdin_file).expect("open stdin file");
+    finish(command(args).stdin(input).output().expect("run robolog"))
+}
+
+pub(crate) fn command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_robolog"));
+    command
+        .args(args)
+        .current_dir(robolog_testkit::testdata::workspace_root());
+    command
+}
+
+/// The error line's shape: `error: <what> (<file> at byte <offset>)`, alone on stderr.
+#[track_caller]
+pub(crate) fn assert_error_line(stderr: &str, file: &str, offset: Option<u64>) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "one error line expected:\n{stderr}");
+    let line = lines[0];
+    let tail = match offset {
+        Some(offset) => format!(" ({file} at byte {offset})"),
+        None => format!(" ({file})"),
+    };
+    assert!(line.ends_with(&tail), "{line:?} should end with {tail:?}");
+    line.to_owned()
+}
