@@ -464,7 +464,13 @@ fn a_reused_buffer_larger_than_the_declared_size_still_detects_overflow() {
         let mut out = Vec::with_capacity(1 << 20);
         let err = decompress(codec, &c, 40_000, CAP, &mut out).unwrap_err();
         assert!(
-            matches!(err, CodecError::Overflow { expected: 40_000, .. }),
+            matches!(
+                err,
+                CodecError::Overflow {
+                    expected: 40_000,
+                    ..
+                }
+            ),
             "{codec}: {err}"
         );
         decompress(codec, &c, 50_000, CAP, &mut out).unwrap();

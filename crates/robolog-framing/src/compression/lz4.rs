@@ -109,7 +109,10 @@ pub(super) fn decompress_partial(
 /// decodes the block again to say why (output too small or corrupt input), so that errors do not
 /// depend on the feature.
 #[inline]
-fn decode_block(block: &[u8], target: &mut [u8]) -> Result<usize, lz4_flex::block::DecompressError> {
+fn decode_block(
+    block: &[u8],
+    target: &mut [u8],
+) -> Result<usize, lz4_flex::block::DecompressError> {
     #[cfg(feature = "lz4-c")]
     {
         // The target is at most one block (4 MiB), far below i32::MAX.

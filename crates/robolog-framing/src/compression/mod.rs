@@ -359,9 +359,7 @@ impl Decompressor {
             // arrives: no zero-filling, and a lying declared size costs nothing until the data
             // proves it (bzip2 can expand more than a million to one, so no ratio bounds it).
             #[cfg(feature = "zstd")]
-            Compression::Zstd => {
-                zstd::decompress_exact(self.zstd_decoder()?, input, expected, out)
-            }
+            Compression::Zstd => zstd::decompress_exact(self.zstd_decoder()?, input, expected, out),
             #[cfg(feature = "bz2")]
             Compression::Bz2 => bz2::decompress_exact(input, expected, out),
             #[allow(unreachable_patterns)]

@@ -290,8 +290,12 @@ mod tests {
         let h = build_header(&[(b"op", &op), (b"conn", &conn), (b"conn", &[9, 0, 0, 0])]).unwrap();
         assert!(message_header_fast(&h).is_none());
         // Other op codes and widths too.
-        let h = build_header(&[(b"op", &[OP_CONNECTION]), (b"conn", &conn), (b"time", &time)])
-            .unwrap();
+        let h = build_header(&[
+            (b"op", &[OP_CONNECTION]),
+            (b"conn", &conn),
+            (b"time", &time),
+        ])
+        .unwrap();
         assert!(message_header_fast(&h).is_none());
     }
 
