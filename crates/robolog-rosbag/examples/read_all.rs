@@ -5,6 +5,8 @@
 //! cargo run --release -p robolog-rosbag --example read_all -- <bag> [time|file] [repeats] [threads]
 //! ```
 
+#![allow(clippy::print_stdout)]
+
 use robolog_rosbag::{Bag, Order};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

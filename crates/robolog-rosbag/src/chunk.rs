@@ -65,13 +65,15 @@ fn plausible_size(compression: ChunkCompression, compressed: usize, cap: usize) 
 }
 
 /// Decodes a complete chunk whose data is `data` (a slice of the file) and whose declared
-/// uncompressed size is `size`. Uncompressed chunks are not copied.
+/// uncompressed size is `size`, into `recycled`'s allocation. Uncompressed chunks are not
+/// copied.
 pub(crate) fn decode_chunk(
     compression: ChunkCompression,
     data: &Bytes,
     size: u32,
     cap: usize,
     chunk_pos: u64,
+    recycled: Vec<u8>,
 ) -> Result<Bytes> {
     let size = size as usize;
     if compression == ChunkCompression::None {
@@ -96,7 +98,9 @@ pub(crate) fn decode_chunk(
             },
         });
     }
-    let mut out = Vec::new();
+    // A recycled buffer (of a chunk whose messages are all gone) saves allocating and
+    // zero-filling a fresh one.
+    let mut out = recycled;
     Decompressor::new()
         .decompress(compression.codec(), data, size, cap, &mut out)
         .map_err(|source| Error::Codec {

@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 use std::ops::{Bound, RangeBounds};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use robolog_framing::{Bytes, ParallelMap, default_threads};
 
@@ -221,11 +221,13 @@ impl Query {
         let order = self.order;
         let job_data = Arc::clone(&data);
         let job_selection = Arc::clone(&selection);
+        let pool = BufferPool::default();
+        let job_pool = pool.clone();
         let jobs = ParallelMap::new(
             chunks.into_iter(),
             threads,
             (threads * 2).max(1),
-            move |i| load_chunk(&job_data, i, &job_selection, order),
+            move |i| load_chunk(&job_data, i, &job_selection, order, job_pool.take()),
         );
         Messages {
             state: State::Chunks(Box::new(Pipeline {
@@ -236,6 +238,8 @@ impl Query {
                 batches: Vec::new(),
                 free: Vec::new(),
                 current: VecDeque::new(),
+                pool,
+                retired: Vec::new(),
             })),
         }
     }
@@ -301,6 +305,36 @@ impl Selection {
 struct Batch {
     chunk: u64,
     messages: VecDeque<Message>,
+    /// The decompressed chunk the messages point into, to recycle once they are all gone.
+    decoded: Option<Bytes>,
+}
+
+/// Buffers of finished chunks, for decoding later ones without a fresh allocation.
+#[derive(Debug, Clone, Default)]
+struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
+
+impl BufferPool {
+    /// More would only hold memory: at most this many chunks are decoded ahead at a time.
+    const KEEP: usize = 4;
+
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default()
+    }
+
+    /// Takes the chunk's buffer back when no message points into it any more.
+    fn recycle(&self, decoded: Bytes) {
+        if let Ok(buffer) = decoded.try_into_mut()
+            && let Ok(mut pool) = self.0.lock()
+            && pool.len() < Self::KEEP
+        {
+            // Not cleared: the decoder reuses the initialised length without zero-filling it.
+            pool.push(Vec::from(buffer));
+        }
+    }
 }
 
 /// Reads the chunk's INDEX_DATA records, `count` of them from `start`.
@@ -342,7 +376,13 @@ fn read_chunk_index(
     (announced == per_conn).then_some(entries)
 }
 
-fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> Result<Batch> {
+fn load_chunk(
+    data: &BagData,
+    i: usize,
+    selection: &Selection,
+    order: Order,
+    recycled: Vec<u8>,
+) -> Result<Batch> {
     let chunk = &data.chunks[i];
     if selection.wants_whole(chunk)
         && chunk.salvaged.is_none()
@@ -359,16 +399,18 @@ fn load_chunk(data: &BagData, i: usize, selection: &Selection, order: Order) -> 
             chunk.size,
             data.max_chunk_size,
             chunk.info.position,
+            recycled,
         )?;
         if let Some(messages) = walk_whole_chunk(&content, chunk, selection) {
             return Ok(Batch {
                 chunk: chunk.info.position,
                 messages: sorted(messages, order).into(),
+                decoded: (chunk.info.compression != ChunkCompression::None).then_some(content),
             });
         }
-        return load_indexed_chunk(data, chunk, selection, order, Some(content));
+        return load_indexed_chunk(data, chunk, selection, order, Ok(content));
     }
-    load_indexed_chunk(data, chunk, selection, order, None)
+    load_indexed_chunk(data, chunk, selection, order, Err(recycled))
 }
 
 /// Sorts a chunk's messages for the query's order (usually they already are).
@@ -449,7 +491,7 @@ fn load_indexed_chunk(
     chunk: &ChunkEntry,
     selection: &Selection,
     order: Order,
-    decoded: Option<Bytes>,
+    decoded: std::result::Result<Bytes, Vec<u8>>,
 ) -> Result<Batch> {
     let indexed = match &chunk.index {
         ChunkIndex::Records { start, count } => read_chunk_index(&data.file, *start, *count, chunk),
@@ -465,17 +507,19 @@ fn load_indexed_chunk(
         return Ok(Batch {
             chunk: chunk.info.position,
             messages: VecDeque::new(),
+            decoded: None,
         });
     }
     let content = match (&chunk.salvaged, decoded) {
         (Some(content), _) => content.clone(),
-        (None, Some(content)) => content,
-        (None, None) => decode_chunk(
+        (None, Ok(content)) => content,
+        (None, Err(recycled)) => decode_chunk(
             chunk.info.compression,
             &data.file.slice(chunk.data.clone()),
             chunk.size,
             data.max_chunk_size,
             chunk.info.position,
+            recycled,
         )?,
     };
     let file_base =
@@ -507,9 +551,11 @@ fn load_indexed_chunk(
         // walked it already, so this is only reached when the file's index is inconsistent.
         None => walk_chunk(&content, selection, &data.connections, &make)?,
     };
+    let owned = chunk.salvaged.is_none() && chunk.info.compression != ChunkCompression::None;
     Ok(Batch {
         chunk: chunk.info.position,
         messages: sorted(messages, order).into(),
+        decoded: owned.then_some(content),
     })
 }
 
@@ -587,6 +633,10 @@ struct Pipeline {
     free: Vec<usize>,
     /// File order: the current batch.
     current: VecDeque<Message>,
+    pool: BufferPool,
+    /// Decoded chunks whose messages have all been handed out; recycled before the next chunk
+    /// is decoded (by then the caller has usually dropped those messages).
+    retired: Vec<Bytes>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -608,6 +658,9 @@ fn in_chunk(m: &Message) -> u64 {
 
 impl Pipeline {
     fn receive(&mut self) -> Option<Result<Batch>> {
+        for decoded in self.retired.drain(..) {
+            self.pool.recycle(decoded);
+        }
         self.starts.pop_front();
         self.jobs.next()
     }
@@ -629,6 +682,7 @@ impl Pipeline {
                 (Some(&start), head) if head.is_none_or(|t| start <= t) => match self.receive()? {
                     Ok(batch) => {
                         if batch.messages.is_empty() {
+                            self.retired.extend(batch.decoded);
                             continue;
                         }
                         let slot = match self.free.pop() {
@@ -657,6 +711,7 @@ impl Pipeline {
                         Some(next) => top.0 = (next.time_ns, batch.chunk, in_chunk(next), slot),
                         None => {
                             PeekMut::pop(top);
+                            self.retired.extend(batch.decoded.take());
                             self.free.push(slot);
                         }
                     }
@@ -672,7 +727,10 @@ impl Pipeline {
                 return Some(Ok(m));
             }
             match self.receive()? {
-                Ok(batch) => self.current = batch.messages,
+                Ok(batch) => {
+                    self.current = batch.messages;
+                    self.retired.extend(batch.decoded);
+                }
                 Err(e) => return Some(Err(e)),
             }
         }

@@ -309,6 +309,7 @@ impl Scanner<'_> {
             size,
             self.options.cap,
             pos as u64,
+            Vec::new(),
         ) {
             Ok(content) => content,
             Err(e) => {

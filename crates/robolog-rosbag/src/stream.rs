@@ -443,6 +443,7 @@ impl<R: Read> StreamReader<R> {
                     chunk.size,
                     self.options.max_record_len as usize,
                     record.offset,
+                    Vec::new(),
                 ) {
                     Ok(content) => {
                         let base = (compression == ChunkCompression::None).then_some(data_at);
