@@ -4,10 +4,13 @@
 //!   workspace with interop tests required.
 //! - `gen-proto`: regenerate the committed Rust code for `proto/` (`--check`: fail when it is
 //!   stale instead of writing it).
+//! - `bench`: robolog against the `mcap` and `rosbag` crates on synthetic workloads, with the
+//!   machine's limits, as one table (`--quick`: under 3 minutes on 2 cores).
 
 #![forbid(unsafe_code)]
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
+mod bench;
 mod gen_proto;
 mod test;
 
@@ -37,6 +40,14 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
+    /// Benchmark robolog against the mcap and rosbag crates (release build; see BENCHMARKS.md).
+    Bench(bench::BenchArgs),
+    /// One measured operation in a child process (used by `bench`).
+    #[command(hide = true)]
+    BenchRun(bench::RunArgs),
+    /// One machine-limit measurement in a child process (used by `bench`).
+    #[command(hide = true)]
+    BenchLimit(bench::LimitArgs),
 }
 
 fn workspace_root() -> PathBuf {
@@ -60,6 +71,9 @@ fn main() -> ExitCode {
     let result = match cli.task {
         Task::Test { args } => test::run_tests(&workspace_root(), &args),
         Task::GenProto { check } => gen_proto::gen_proto(&workspace_root(), check),
+        Task::Bench(args) => bench::bench(&workspace_root(), &args),
+        Task::BenchRun(args) => bench::run_child(&args),
+        Task::BenchLimit(args) => bench::limit_child(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

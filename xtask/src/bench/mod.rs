@@ -1,0 +1,722 @@
+//! `cargo xtask bench [--quick]`: robolog against the `mcap` and `rosbag` crates on the same
+//! synthetic files, in one run, with the machine's limits measured on the same data.
+//!
+//! The parent process generates (or finds cached) workload files, then runs every measured
+//! operation in a child process (`xtask bench-run`, hidden) so that each reports its own peak
+//! memory. Ours and the peer alternate, round after round, and the table shows medians.
+
+mod child;
+mod convert;
+mod files;
+mod limits;
+mod machine;
+mod ops;
+mod workload;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+pub(crate) use child::{LimitArgs, RunArgs, limit as limit_child, run as run_child};
+use files::{DataFile, Totals, Variant};
+use limits::Limit;
+use ops::{Op, Side};
+use workload::{Workload, workloads};
+
+/// Arguments of `cargo xtask bench`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BenchArgs {
+    /// Smaller workloads and fewer rounds: finishes in under 3 minutes on 2 cores.
+    #[arg(long)]
+    quick: bool,
+    /// Only these workloads (W1, W2, W3).
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// Only these files (mcap-none, mcap-lz4, mcap-zstd, bag-none, bag-lz4, bag-bz2).
+    #[arg(long, value_delimiter = ',')]
+    variants: Vec<String>,
+    /// Only these operations.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    ops: Vec<Op>,
+    /// Rounds per operation; each runs robolog and the peer once, alternating which goes first
+    /// (default 3).
+    #[arg(long)]
+    rounds: Option<usize>,
+    /// Stop measuring after this many minutes: the remaining rows are listed as not measured
+    /// (files are measured uncompressed, LZ4, zstd first and bzip2, the slowest, last).
+    #[arg(long)]
+    time_limit: Option<f64>,
+    /// Also write the report (markdown) to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Runs the benchmark; in a debug build, rebuilds and re-runs itself in release mode first.
+pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
+    if cfg!(debug_assertions) {
+        let passed: Vec<String> = std::env::args().skip(1).collect();
+        return crate::run(
+            Command::new(env!("CARGO"))
+                .current_dir(root)
+                .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
+                .args(passed),
+        );
+    }
+    let started = Instant::now();
+    let load_before = machine::load_average();
+    let all = workloads(args.quick);
+    let chosen: Vec<Workload> = all
+        .iter()
+        .filter(|w| args.workloads.is_empty() || args.workloads.iter().any(|n| n == w.name))
+        .cloned()
+        .collect();
+    let mut variants = Vec::new();
+    for name in &args.variants {
+        variants.push(Variant::parse(name).ok_or_else(|| format!("unknown file kind {name}"))?);
+    }
+    if variants.is_empty() {
+        variants = Variant::ALL.to_vec();
+    }
+    let ops = if args.ops.is_empty() {
+        Op::ALL.to_vec()
+    } else {
+        args.ops.clone()
+    };
+    let dir = root.join("target/bench-data");
+    let data = files::prepare(&dir, &chosen, &variants)?;
+    let scratch = dir.join("scratch");
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let expected: Vec<(Totals, Totals)> = chosen
+        .iter()
+        .map(|w| files::expected_cached(&dir, w))
+        .collect::<Result<_, _>>()?;
+
+    eprintln!("bench: measuring memcpy and the codecs' limits");
+    let memcpy: Limit = limit(&["--memcpy"])?;
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    let rounds = args.rounds.unwrap_or(3).max(1);
+    // bzip2 files last: they take most of the time, and a time limit should cut them first.
+    let mut order: Vec<&DataFile> = data.iter().collect();
+    order.sort_by_key(|f| {
+        let bz2 = f.variant.codec() == robolog_framing::Compression::Bz2;
+        (bz2, if bz2 { f.file_bytes } else { 0 })
+    });
+    let out_of_time = |started: Instant| {
+        args.time_limit
+            .is_some_and(|minutes| started.elapsed().as_secs_f64() > minutes * 60.0)
+    };
+    let mut loads = Vec::new();
+    for file in order {
+        let workload = &chosen[file.workload];
+        loads.push(machine::load_average());
+        if out_of_time(started) {
+            skipped.push(format!("{} {} (all)", workload.name, file.variant.name()));
+            continue;
+        }
+        // Both sides read the file from the page cache: the first one to touch it must not pay
+        // for the disk.
+        warm(&file.path)?;
+        let source = data
+            .iter()
+            .find(|f| {
+                f.workload == file.workload
+                    && f.variant == Variant::Mcap(robolog_framing::Compression::None)
+            })
+            .map(|f| f.path.clone());
+        if let (true, Some(source)) = (ops.contains(&Op::Write), &source) {
+            warm(source)?;
+        }
+        let raw: Limit = limit(&[
+            "--input",
+            &file.path.to_string_lossy(),
+            "--variant",
+            &file.variant.name(),
+            "--reps",
+            if args.quick { "3" } else { "5" },
+            "--budget",
+            if args.quick { "0.5" } else { "3" },
+        ])?;
+        for &op in ops.iter().filter(|op| op.applies_to(file.variant)) {
+            if out_of_time(started) {
+                skipped.push(format!(
+                    "{} {} {}",
+                    workload.name,
+                    file.variant.name(),
+                    op.arg()
+                ));
+                continue;
+            }
+            let measured = measure(
+                args,
+                workload,
+                file,
+                source.as_deref(),
+                op,
+                rounds,
+                &scratch,
+            )?;
+            let (all, query) = expected[file.workload];
+            let want = match op {
+                Op::Query => query,
+                Op::Info => Totals {
+                    messages: all.messages,
+                    bytes: 0,
+                },
+                _ => all,
+            };
+            for (side, totals) in &measured.totals {
+                if *totals != want {
+                    return Err(format!(
+                        "{} {side:?} on {} gave {totals:?}, the generator wrote {want:?}",
+                        op.arg(),
+                        file.path.display()
+                    ));
+                }
+            }
+            let row = Row {
+                workload: workload.name,
+                variant: file.variant,
+                op,
+                ours: measured.median(Side::Ours),
+                peer: measured.median(Side::Peer),
+                ours_cpu: measured.median_cpu(Side::Ours),
+                peer_cpu: measured.median_cpu(Side::Peer),
+                samples: measured.samples.get("ours").map_or(0, Vec::len),
+                totals: want,
+                raw,
+                memcpy,
+                memory: measured.memory,
+            };
+            eprintln!("bench: {}", row.cells().join(" | "));
+            rows.push(row);
+        }
+    }
+    let variant_rank = |v: Variant| Variant::ALL.iter().position(|&a| a == v);
+    let op_rank = |op: Op| Op::ALL.iter().position(|&o| o == op);
+    rows.sort_by_key(|r| (r.workload, variant_rank(r.variant), op_rank(r.op)));
+    let mut report = render(
+        args,
+        &chosen,
+        &expected,
+        &data,
+        &memcpy,
+        &rows,
+        &load_before,
+        started,
+    );
+    let _ = writeln!(
+        report,
+        "\nLoad average (1/5/15 min) as each file's measurements started: {}",
+        loads.join("; ")
+    );
+    if !skipped.is_empty() {
+        let _ = writeln!(
+            report,
+            "\nNot measured (the --time-limit ran out): {}",
+            skipped.join(", ")
+        );
+    }
+    print!("{report}");
+    if let Some(out) = &args.out {
+        std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    Ok(())
+}
+
+/// Reads `path` once, so that its pages are in the page cache.
+fn warm(path: &Path) -> Result<(), String> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut buf = vec![0u8; 8 << 20];
+    while file
+        .read(&mut buf)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        > 0
+    {}
+    Ok(())
+}
+
+/// Runs `xtask bench-limit` with `args` and parses its report.
+fn limit(args: &[&str]) -> Result<Limit, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let output = Command::new(exe)
+        .arg("bench-limit")
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
+    parse_child(&output)
+}
+
+fn parse_child<T: serde::de::DeserializeOwned>(output: &std::process::Output) -> Result<T, String> {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(format!("child failed ({}): {stdout}", output.status));
+    }
+    let line = stdout.lines().last().ok_or("child printed nothing")?;
+    serde_json::from_str(line).map_err(|e| format!("bad child report {line:?}: {e}"))
+}
+
+/// Both sides of one operation on one file.
+struct Measured {
+    samples: BTreeMap<&'static str, Vec<f64>>,
+    /// CPU seconds per sample, same layout.
+    cpu: BTreeMap<&'static str, Vec<f64>>,
+    totals: Vec<(Side, Totals)>,
+    memory: [Option<child::Memory>; 2],
+}
+
+impl Measured {
+    fn median(&self, side: Side) -> Option<f64> {
+        median(self.samples.get(side_name(side))?)
+    }
+
+    fn median_cpu(&self, side: Side) -> Option<f64> {
+        median(self.cpu.get(side_name(side))?)
+    }
+}
+
+fn median(v: &[f64]) -> Option<f64> {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+impl Measured {}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Ours => "ours",
+        Side::Peer => "peer",
+    }
+}
+
+fn measure(
+    args: &BenchArgs,
+    workload: &Workload,
+    file: &DataFile,
+    source: Option<&Path>,
+    op: Op,
+    rounds: usize,
+    scratch: &Path,
+) -> Result<Measured, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut sides = vec![Side::Ours];
+    if op.has_peer(file.variant) {
+        sides.push(Side::Peer);
+    }
+    let mut measured = Measured {
+        samples: BTreeMap::new(),
+        cpu: BTreeMap::new(),
+        totals: Vec::new(),
+        memory: [None, None],
+    };
+    let started = Instant::now();
+    let op_budget = if args.quick { 3.0 } else { 20.0 };
+    for round in 0..rounds {
+        // Slow operations (bzip2 on the full workloads) get fewer rounds, at least two when the
+        // first one fits in the budget, so that the run stays within its time.
+        if round > 0
+            && started.elapsed().as_secs_f64() > op_budget * (round as f64) / (round as f64 + 1.0)
+        {
+            break;
+        }
+        let mut order = sides.clone();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for side in order {
+            let output = scratch.join(format!("out-{}-{}", std::process::id(), side_name(side)));
+            let mut command = Command::new(&exe);
+            command
+                .arg("bench-run")
+                .args(["--workload", workload.name])
+                .args(["--variant", &file.variant.name()])
+                .args(["--op", op.arg()])
+                .args(["--side", side_name(side)])
+                .arg("--input")
+                .arg(&file.path)
+                .arg("--output")
+                .arg(&output)
+                .stderr(Stdio::inherit());
+            if args.quick {
+                command.args(["--quick", "--max-reps", "4", "--budget", "0.2"]);
+            }
+            if let (Op::Write, Some(source)) = (op, source) {
+                command.arg("--source").arg(source);
+            }
+            let output = command.output().map_err(|e| e.to_string())?;
+            let report: child::RunReport = parse_child(&output)?;
+            let mut times = report.times;
+            let mut cpu = report.cpu;
+            if times.len() > 1 {
+                // The first repetition warmed the caches; keep it only when it is the only one.
+                times.remove(0);
+                cpu.remove(0);
+            }
+            measured.cpu.entry(side_name(side)).or_default().extend(cpu);
+            measured
+                .samples
+                .entry(side_name(side))
+                .or_default()
+                .extend(times);
+            let totals = Totals {
+                messages: report.messages,
+                bytes: report.bytes,
+            };
+            if round == 0 {
+                measured.totals.push((side, totals));
+            }
+            let slot = &mut measured.memory[usize::from(side == Side::Peer)];
+            let m = slot.get_or_insert(report.memory);
+            m.peak_rss = m.peak_rss.max(report.memory.peak_rss);
+            m.peak_anon = m.peak_anon.max(report.memory.peak_anon);
+        }
+    }
+    Ok(measured)
+}
+
+/// One line of the table.
+struct Row {
+    workload: &'static str,
+    variant: Variant,
+    op: Op,
+    ours: Option<f64>,
+    peer: Option<f64>,
+    /// Median CPU seconds (all threads) of each side.
+    ours_cpu: Option<f64>,
+    peer_cpu: Option<f64>,
+    /// robolog's timed repetitions behind the median.
+    samples: usize,
+    totals: Totals,
+    /// The file's decompression limit (and chunk sizes).
+    raw: Limit,
+    memcpy: Limit,
+    memory: [Option<child::Memory>; 2],
+}
+
+/// robolog's peak anonymous memory must stay under this many times the file's largest chunk
+/// (uncompressed) for the memory target: a fixed multiple, whatever the file size.
+const MEMORY_CHUNKS: u64 = 16;
+
+fn time(seconds: Option<f64>) -> String {
+    match seconds {
+        None => "—".into(),
+        Some(s) if s < 0.01 => format!("{:.2} ms", s * 1e3),
+        Some(s) if s < 1.0 => format!("{:.1} ms", s * 1e3),
+        Some(s) => format!("{s:.2} s"),
+    }
+}
+
+fn megabytes(bytes: u64) -> String {
+    let mb = bytes as f64 / 1e6;
+    if mb < 10.0 {
+        format!("{mb:.1}")
+    } else {
+        format!("{mb:.0}")
+    }
+}
+
+fn memory(m: Option<child::Memory>) -> String {
+    match m {
+        None => "—".into(),
+        Some(m) => format!("{} ({})", megabytes(m.peak_rss), megabytes(m.peak_anon)),
+    }
+}
+
+fn codec_library(codec: robolog_framing::Compression) -> (&'static str, Option<&'static str>) {
+    match codec {
+        robolog_framing::Compression::None => ("memcpy", None),
+        robolog_framing::Compression::Lz4 => ("liblz4", Some("lz4_flex")),
+        robolog_framing::Compression::Zstd => ("libzstd", None),
+        robolog_framing::Compression::Bz2 => ("libbz2", Some("bzip2 0.6")),
+    }
+}
+
+impl Row {
+    fn ratio(&self) -> Option<f64> {
+        Some(self.peer? / self.ours?)
+    }
+
+    fn cpu_ratio(&self) -> Option<f64> {
+        Some(self.peer_cpu? / self.ours_cpu?)
+    }
+
+    fn is_read(&self) -> bool {
+        matches!(self.op, Op::ReadFile | Op::ReadTime)
+    }
+
+    /// The seconds the limit needs for this row's work: memcpy of the uncompressed chunk bytes,
+    /// or the C library decoding every chunk; only full reads have one.
+    fn limit_seconds(&self) -> Option<f64> {
+        if !self.is_read() {
+            return None;
+        }
+        Some(
+            if self.variant.codec() == robolog_framing::Compression::None {
+                self.raw.bytes as f64 / self.memcpy.bytes_per_second()
+            } else {
+                self.raw.seconds
+            },
+        )
+    }
+
+    fn fraction_of_limit(&self) -> Option<f64> {
+        Some(self.limit_seconds()? / self.ours?)
+    }
+
+    /// The same against the second decoder measured: lz4_flex, the `bzip2` 0.6 crate.
+    fn fraction_of_library(&self) -> Option<f64> {
+        if !self.is_read() {
+            return None;
+        }
+        Some(self.raw.library_seconds? / self.ours?)
+    }
+
+    fn memory_bound(&self) -> Option<u64> {
+        (self.raw.largest_chunk > 0 && self.op != Op::Info)
+            .then(|| MEMORY_CHUNKS * self.raw.largest_chunk)
+    }
+
+    /// The targets that apply to this row, each with whether it is met.
+    fn targets(&self) -> Vec<(String, bool)> {
+        let mut targets = Vec::new();
+        if matches!(self.op, Op::ReadFile | Op::ReadTime | Op::Query)
+            && let Some(ratio) = self.ratio()
+        {
+            let want = if self.variant.is_bag() { 2.0 } else { 1.5 };
+            targets.push((format!("≥{want}× peer"), ratio >= want));
+        }
+        if let Some(fraction) = self.fraction_of_limit() {
+            match self.variant.codec() {
+                robolog_framing::Compression::None => {
+                    targets.push(("≥50% memcpy".into(), fraction >= 0.5));
+                }
+                robolog_framing::Compression::Lz4 => {
+                    targets.push(("≥70% liblz4".into(), fraction >= 0.7));
+                }
+                _ => {}
+            }
+        }
+        if let (Some(bound), Some(m)) = (self.memory_bound(), self.memory[0]) {
+            targets.push((format!("mem ≤{MEMORY_CHUNKS}× chunk"), m.peak_anon <= bound));
+        }
+        targets
+    }
+
+    fn limit_cell(&self) -> String {
+        let Some(fraction) = self.fraction_of_limit() else {
+            return "—".into();
+        };
+        let (reference, library) = codec_library(self.variant.codec());
+        let speed = if self.variant.codec() == robolog_framing::Compression::None {
+            self.memcpy.bytes_per_second()
+        } else {
+            self.raw.bytes_per_second()
+        };
+        let mut cell = format!(
+            "{:.0}% of {reference} {:.0} MB/s",
+            fraction * 100.0,
+            speed / 1e6
+        );
+        if let (Some(library), Some(f), Some(speed)) = (
+            library,
+            self.fraction_of_library(),
+            self.raw.library_bytes_per_second(),
+        ) {
+            let _ = write!(
+                cell,
+                "; {:.0}% of {library} {:.0} MB/s",
+                f * 100.0,
+                speed / 1e6
+            );
+        }
+        cell
+    }
+
+    fn cells(&self) -> Vec<String> {
+        let per_second = |n: u64, scale: f64| match self.ours {
+            Some(s) if self.op != Op::Info => format!("{:.0}", n as f64 / s / scale),
+            _ => "—".into(),
+        };
+        let targets = self
+            .targets()
+            .into_iter()
+            .map(|(t, ok)| format!("{} {t}", if ok { "✓" } else { "✗" }))
+            .collect::<Vec<_>>()
+            .join(", ");
+        vec![
+            self.workload.to_owned(),
+            self.variant.name(),
+            self.op.name().to_owned(),
+            time(self.ours),
+            time(self.peer),
+            self.ratio().map_or("—".into(), |r| format!("{r:.2}×")),
+            time(self.ours_cpu),
+            time(self.peer_cpu),
+            self.cpu_ratio().map_or("—".into(), |r| format!("{r:.2}×")),
+            per_second(self.totals.bytes, 1e6),
+            per_second(self.totals.messages, 1.0),
+            self.limit_cell(),
+            memory(self.memory[0]),
+            memory(self.memory[1]),
+            targets,
+        ]
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render(
+    args: &BenchArgs,
+    workloads: &[Workload],
+    expected: &[(Totals, Totals)],
+    data: &[DataFile],
+    memcpy: &Limit,
+    rows: &[Row],
+    load_before: &str,
+    started: Instant,
+) -> String {
+    let mut s = String::new();
+    let command = std::iter::once("cargo xtask bench".to_owned())
+        .chain(std::env::args().skip(2))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let _ = writeln!(s, "## `{command}`\n");
+    for line in machine::describe() {
+        let _ = writeln!(s, "- {line}");
+    }
+    let _ = writeln!(
+        s,
+        "- load average (1/5/15 min): {load_before} at the start, {} at the end; {:.0} s in all",
+        machine::load_average(),
+        started.elapsed().as_secs_f64()
+    );
+    let _ = writeln!(
+        s,
+        "- memcpy: {:.1} GB/s (256 MiB buffers, one thread)",
+        memcpy.bytes_per_second() / 1e9
+    );
+    if args.quick {
+        let _ = writeln!(
+            s,
+            "- **--quick: the workloads are scaled down** (W1 100,000 messages, W2 100 images, W3 2 s of the robot log) and each operation gets fewer rounds: the full run is `cargo xtask bench`"
+        );
+    }
+    for (w, (all, query)) in workloads.iter().zip(expected) {
+        let sizes: Vec<String> = data
+            .iter()
+            .filter(|f| workloads[f.workload].name == w.name)
+            .map(|f| format!("{} {} MB", f.variant.name(), megabytes(f.file_bytes)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "- {}: {} — {} messages, {} MB of payload; query {} over {:.1}% of the time = {} messages, {} MB; files: {}",
+            w.name,
+            w.title,
+            all.messages,
+            megabytes(all.bytes),
+            w.query.topic,
+            w.query.length * 100.0,
+            query.messages,
+            megabytes(query.bytes),
+            sizes.join(", ")
+        );
+    }
+    let rounds = args.rounds.unwrap_or(3);
+    let _ = writeln!(
+        s,
+        "\nTimes are medians of robolog's and the peer's runs, each in its own child process, over up to {rounds} alternating rounds (fewer for operations whose rounds take over {} s; a child repeats a short operation and drops its first, warm-up repetition). Ratio = peer time / robolog time (> 1: robolog is faster); the targets are judged on it. CPU = CPU time of the whole child process (every thread, `CLOCK_PROCESS_CPUTIME_ID`) for the same repetitions, and its ratio: on a loaded machine wall time includes waiting for a core, CPU time does not (but counts work done on extra threads). MB/s and msg/s are robolog's, over message payload bytes. \"vs limit\" = the limit's time for the same work / robolog's time: memcpy of the uncompressed chunk bytes for uncompressed files, otherwise the C library (liblz4, libzstd, libbz2) decoding the file's chunks on one thread, which is what the targets use; then, for LZ4, the pure-Rust lz4_flex block decoder (robolog-framing without its `lz4-c` feature) and, for bzip2, the `bzip2` 0.6 crate robolog-framing calls (built here with `bz2-c`, so on the same C libbz2). Peak RSS in MB above the process's start (`VmHWM`, includes touched pages of the memory-mapped input), the anonymous part (heap, decode buffers) in parentheses. \"mem\" target: robolog's anonymous peak ≤ {MEMORY_CHUNKS}× the file's largest chunk. Peers: `mcap` 0.26 (MessageStream; indexed reader + Summary), `rosbag` 0.6 (chunk records over mmap; log-time order = collect and sort; cannot write: —); convert peer = `rosbag` read + `mcap` write.\n",
+        if args.quick { 3 } else { 20 }
+    );
+    let header = [
+        "workload",
+        "file",
+        "operation",
+        "robolog",
+        "peer",
+        "ratio",
+        "robolog CPU",
+        "peer CPU",
+        "CPU ratio",
+        "MB/s",
+        "msg/s",
+        "vs limit",
+        "peak RSS robolog",
+        "peak RSS peer",
+        "targets",
+    ];
+    let _ = writeln!(s, "| {} |", header.join(" | "));
+    let _ = writeln!(
+        s,
+        "|{}",
+        header
+            .iter()
+            .enumerate()
+            .map(|(i, _)| if (3..12).contains(&i) {
+                "---:|"
+            } else {
+                "---|"
+            })
+            .collect::<String>()
+    );
+    for row in rows {
+        let _ = writeln!(s, "| {} |", row.cells().join(" | "));
+    }
+    let _ = writeln!(s);
+    summary(&mut s, rows, data);
+    s
+}
+
+/// Targets met and missed, and info time against data size.
+fn summary(s: &mut String, rows: &[Row], data: &[DataFile]) {
+    let mut met = BTreeMap::<String, (usize, usize)>::new();
+    for row in rows {
+        for (target, ok) in row.targets() {
+            let entry = met.entry(target).or_default();
+            if ok {
+                entry.0 += 1;
+            } else {
+                entry.1 += 1;
+            }
+        }
+    }
+    let _ = writeln!(s, "Targets (rows met / missed):");
+    for (target, (ok, missed)) in &met {
+        let _ = writeln!(s, "- {target}: {ok} met, {missed} missed");
+    }
+    let info: Vec<&Row> = rows.iter().filter(|r| r.op == Op::Info).collect();
+    let size = |r: &Row| {
+        data.iter()
+            .find(|f| f.variant == r.variant && r.workload == f.workload_name)
+            .map_or(0, |f| f.file_bytes)
+    };
+    if !info.is_empty() {
+        let _ = writeln!(
+            s,
+            "\ninfo/summary time against file size (an indexed file's info should not grow with its data):"
+        );
+        for r in info {
+            let _ = writeln!(
+                s,
+                "- {} {}: {} MB, {} chunks → robolog {}, peer {}",
+                r.workload,
+                r.variant.name(),
+                megabytes(size(r)),
+                r.raw.chunks,
+                time(r.ours),
+                time(r.peer)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nrobolog samples per row: {}",
+        rows.iter()
+            .map(|r| r.samples.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+}
