@@ -446,8 +446,6 @@ fn walk_whole_chunk(
         .sum();
     let mut messages = Vec::with_capacity(usize::try_from(announced).ok()?.min(1 << 20));
     let mut counts: Vec<(u32, u32)> = Vec::with_capacity(chunk.info.message_counts.len());
-    let file_base =
-        (chunk.info.compression == ChunkCompression::None).then_some(chunk.data.start as u64);
     for record in InnerWalker::new(content) {
         let InnerRecord::Message {
             offset,
@@ -463,18 +461,7 @@ fn walk_whole_chunk(
             None => counts.push((conn, 1)),
         }
         if selection.wants(conn, time) {
-            messages.push(Message {
-                conn,
-                time_ns: time.to_ns(),
-                data: content.slice(data),
-                position: match file_base {
-                    Some(base) => Position::File(base + offset as u64),
-                    None => Position::Chunk {
-                        chunk: chunk.info.position,
-                        offset: offset as u32,
-                    },
-                },
-            });
+            messages.push(message_in_chunk(chunk, content, offset, conn, time, data));
         }
     }
     // Connections the chunk info announces are defined (opening checks that), so equal counts
@@ -522,19 +509,8 @@ fn load_indexed_chunk(
             recycled,
         )?,
     };
-    let file_base =
-        (chunk.info.compression == ChunkCompression::None).then_some(chunk.data.start as u64);
-    let make = |offset: usize, conn: u32, time: RosTime, range: std::ops::Range<usize>| Message {
-        conn,
-        time_ns: time.to_ns(),
-        data: content.slice(range),
-        position: match file_base {
-            Some(base) => Position::File(base + offset as u64),
-            None => Position::Chunk {
-                chunk: chunk.info.position,
-                offset: offset as u32,
-            },
-        },
+    let make = |offset: usize, conn: u32, time: RosTime, range: std::ops::Range<usize>| {
+        message_in_chunk(chunk, &content, offset, conn, time, range)
     };
     let resolved = wanted.and_then(|entries| {
         entries
@@ -557,6 +533,33 @@ fn load_indexed_chunk(
         messages: sorted(messages, order).into(),
         decoded: owned.then_some(content),
     })
+}
+
+/// The message whose record starts `offset` bytes into the decoded `content` of `chunk`, its
+/// payload at `range`: uncompressed chunks give file positions, compressed ones positions
+/// inside the chunk.
+fn message_in_chunk(
+    chunk: &ChunkEntry,
+    content: &Bytes,
+    offset: usize,
+    conn: u32,
+    time: RosTime,
+    range: std::ops::Range<usize>,
+) -> Message {
+    let position = if chunk.info.compression == ChunkCompression::None {
+        Position::File(chunk.data.start as u64 + offset as u64)
+    } else {
+        Position::Chunk {
+            chunk: chunk.info.position,
+            offset: offset as u32,
+        }
+    };
+    Message {
+        conn,
+        time_ns: time.to_ns(),
+        data: content.slice(range),
+        position,
+    }
 }
 
 /// Finds the message an index entry points at (skipping connection records, as ROS does) and
