@@ -314,8 +314,9 @@ struct Batch {
 struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
 
 impl BufferPool {
-    /// More would only hold memory: at most this many chunks are decoded ahead at a time.
-    const KEEP: usize = 4;
+    /// Two cover a chunk decoded while the previous one drains; more would only hold memory
+    /// (each buffer can be as large as the chunk size limit).
+    const KEEP: usize = 2;
 
     fn take(&self) -> Vec<u8> {
         self.0
