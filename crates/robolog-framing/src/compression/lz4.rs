@@ -52,9 +52,21 @@ pub(super) fn compress(input: &[u8], frame: Lz4Frame, out: &mut Vec<u8>) -> Resu
     Ok(())
 }
 
-/// Decodes frames into `out`, whose length is the declared size, until it is exactly full.
-pub(super) fn decompress_exact(input: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
-    let expected = out.len();
+/// The most output `input_len` bytes of LZ4 frames can hold: a block expands at most 255:1, and
+/// frame and block headers only shrink that, so a larger declared size is a lie.
+fn max_output(input_len: usize) -> usize {
+    input_len.saturating_mul(255).saturating_add(64)
+}
+
+/// Decodes frames into `out` until it holds exactly `expected` bytes. The block decoder writes
+/// into an initialised slice, sized by what the input can hold rather than by the declared size,
+/// so that a lying size allocates nothing the data does not back.
+pub(super) fn decompress_exact(
+    input: &[u8],
+    expected: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    super::set_initialised_len(out, expected.min(max_output(input.len())));
     let mut decoder = FrameWalker {
         input,
         pos: 0,
@@ -88,7 +100,7 @@ pub(super) fn decompress_partial(
 ) -> Result<(), CodecError> {
     // Every block is at most 4 MiB (block size id 7), and the input bounds the number of blocks,
     // so output beyond 255 times the input would be a lie; that keeps the buffer honest too.
-    let bound = cap.min(input.len().saturating_mul(255).saturating_add(64));
+    let bound = cap.min(max_output(input.len()));
     out.resize(bound, 0);
     let mut decoder = FrameWalker {
         input,

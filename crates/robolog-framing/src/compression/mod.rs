@@ -349,12 +349,7 @@ impl Decompressor {
                 Ok(())
             }
             #[cfg(feature = "lz4")]
-            Compression::Lz4 => {
-                // The block decoder writes into an initialised slice. (Callers bound the declared
-                // size by LZ4's 255:1 expansion limit before asking.)
-                set_initialised_len(out, expected);
-                lz4::decompress_exact(input, out)
-            }
+            Compression::Lz4 => lz4::decompress_exact(input, expected, out),
             // zstd and bzip2 decode into the buffer's spare capacity, which grows as output
             // arrives: no zero-filling, and a lying declared size costs nothing until the data
             // proves it (bzip2 can expand more than a million to one, so no ratio bounds it).
