@@ -314,9 +314,8 @@ struct Batch {
 struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
 
 impl BufferPool {
-    /// Two cover a chunk decoded while the previous one drains; more would only hold memory
-    /// (each buffer can be as large as the chunk size limit).
-    const KEEP: usize = 2;
+    /// More would only hold memory: at most this many chunks are decoded ahead at a time.
+    const KEEP: usize = 4;
 
     fn take(&self) -> Vec<u8> {
         self.0
@@ -432,6 +431,10 @@ fn sorted(mut messages: Vec<Message>, order: Order) -> Vec<Message> {
     messages
 }
 
+/// The smallest message record: the two length fields and a header holding only `op`, `conn`
+/// and `time` (each field is a 4-byte length, `name=` and the value: 8 + 13 + 17 bytes).
+const MIN_MESSAGE_RECORD_LEN: u64 = 8 + 8 + 13 + 17;
+
 /// Every message of a decoded chunk, in file order, when the chunk's records are all well
 /// formed and hold exactly the messages its chunk info counts per connection; `None` otherwise.
 fn walk_whole_chunk(
@@ -445,6 +448,11 @@ fn walk_whole_chunk(
         .iter()
         .map(|&(_, n)| u64::from(n))
         .sum();
+    // The count comes from the file: a chunk that cannot hold that many messages lies (the walk
+    // could never match it), and must not size an allocation.
+    if announced > content.len() as u64 / MIN_MESSAGE_RECORD_LEN {
+        return None;
+    }
     let mut messages = Vec::with_capacity(usize::try_from(announced).ok()?.min(1 << 20));
     let mut counts: Vec<(u32, u32)> = Vec::with_capacity(chunk.info.message_counts.len());
     for record in InnerWalker::new(content) {
