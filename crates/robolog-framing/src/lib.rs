@@ -53,6 +53,7 @@ mod compression;
 mod counting_writer;
 mod crc;
 mod error;
+mod inclusive_range;
 mod length;
 mod mapped_file;
 mod parallel_map;
@@ -68,6 +69,7 @@ pub use compression::{
 pub use counting_writer::CountingWriter;
 pub use crc::{Crc32, crc32};
 pub use error::{Error, ErrorKind};
+pub use inclusive_range::InclusiveRange;
 pub use length::{LengthBound, check_len};
 #[cfg(feature = "mmap")]
 pub use mapped_file::map_file;

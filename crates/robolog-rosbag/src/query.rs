@@ -4,10 +4,10 @@
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
-use std::ops::{Bound, RangeBounds};
+use std::ops::RangeBounds;
 use std::sync::{Arc, Mutex};
 
-use robolog_framing::{Bytes, ParallelMap, default_threads};
+use robolog_framing::{Bytes, InclusiveRange, ParallelMap, default_threads};
 
 use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk};
 use crate::connection::Connection;
@@ -113,19 +113,10 @@ impl Query {
 
     /// Only messages whose time (nanoseconds) is in `range`.
     pub fn time_range(mut self, range: impl RangeBounds<u64>) -> Self {
-        let (start, start_ok) = match range.start_bound() {
-            Bound::Included(&s) => (s, true),
-            Bound::Excluded(&s) => (s.saturating_add(1), s != u64::MAX),
-            Bound::Unbounded => (0, true),
-        };
-        let (end, end_ok) = match range.end_bound() {
-            Bound::Included(&e) => (e, true),
-            Bound::Excluded(&e) => (e.saturating_sub(1), e != 0),
-            Bound::Unbounded => (u64::MAX, true),
-        };
-        self.start = start;
-        self.end = end;
-        self.empty_range = !start_ok || !end_ok || start > end;
+        let range = InclusiveRange::new(range);
+        self.start = range.first;
+        self.end = range.last;
+        self.empty_range = range.empty;
         self
     }
 

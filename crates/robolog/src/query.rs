@@ -1,10 +1,11 @@
 //! What to read: topics (exact names and globs), a log-time range, and an order.
 
 use std::collections::HashSet;
-use std::ops::{Bound, RangeBounds};
+use std::ops::RangeBounds;
 use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use robolog_framing::InclusiveRange;
 
 use crate::error::{Error, Result};
 use crate::model::Channel;
@@ -67,19 +68,10 @@ impl Filter {
 
     /// Only messages whose log time (ns) is in `range`.
     pub fn time_range(mut self, range: impl RangeBounds<u64>) -> Self {
-        let (start, start_ok) = match range.start_bound() {
-            Bound::Included(&s) => (s, true),
-            Bound::Excluded(&s) => (s.saturating_add(1), s != u64::MAX),
-            Bound::Unbounded => (0, true),
-        };
-        let (end, end_ok) = match range.end_bound() {
-            Bound::Included(&e) => (e, true),
-            Bound::Excluded(&e) => (e.saturating_sub(1), e != 0),
-            Bound::Unbounded => (u64::MAX, true),
-        };
-        self.start = start;
-        self.end = end;
-        self.empty = !start_ok || !end_ok || start > end;
+        let range = InclusiveRange::new(range);
+        self.start = range.first;
+        self.end = range.last;
+        self.empty = range.empty;
         self
     }
 
