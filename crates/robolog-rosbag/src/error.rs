@@ -49,13 +49,13 @@ impl fmt::Display for RecordKind {
         f.write_str(match self {
             RecordKind::VersionLine => "version line",
             RecordKind::Record => "record",
-            RecordKind::FileHeader => "file header",
-            RecordKind::Chunk => "chunk",
-            RecordKind::Connection => "connection",
-            RecordKind::MessageData => "message data",
-            RecordKind::IndexData => "index data",
-            RecordKind::ChunkInfo => "chunk info",
-            RecordKind::MessageDefinition => "message definition",
+            RecordKind::FileHeader => "file header record",
+            RecordKind::Chunk => "chunk record",
+            RecordKind::Connection => "connection record",
+            RecordKind::MessageData => "message data record",
+            RecordKind::IndexData => "index data record",
+            RecordKind::ChunkInfo => "chunk info record",
+            RecordKind::MessageDefinition => "message definition record",
         })
     }
 }
@@ -104,7 +104,7 @@ pub enum Error {
     },
     /// A record could not be framed: a length runs past the end of the data (a truncated file)
     /// or past a configured limit.
-    #[error("{kind} record: {source}")]
+    #[error("{kind}: {source}")]
     Framing {
         /// The record being read.
         kind: RecordKind,
@@ -113,7 +113,7 @@ pub enum Error {
         source: robolog_framing::Error,
     },
     /// A record is well framed but its content is invalid.
-    #[error("malformed {kind} record at byte {offset}: {message}")]
+    #[error("malformed {kind} at byte {offset}: {message}")]
     Malformed {
         /// The record.
         kind: RecordKind,
@@ -225,3 +225,21 @@ impl Error {
 
 /// A `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_each_record_kind_once() {
+        assert_eq!(
+            Error::malformed(RecordKind::Record, 12, "no op field").to_string(),
+            "malformed record at byte 12: no op field"
+        );
+        assert_eq!(
+            Error::malformed(RecordKind::Chunk, 4096, "size is not a number").to_string(),
+            "malformed chunk record at byte 4096: size is not a number"
+        );
+        assert_eq!(RecordKind::VersionLine.to_string(), "version line");
+    }
+}

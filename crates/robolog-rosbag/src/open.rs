@@ -256,7 +256,7 @@ pub(crate) fn read_file_header(
         other => Err(Error::malformed(
             RecordKind::FileHeader,
             at as u64,
-            format!("expected the file header, found a {} record", other.kind()),
+            format!("expected the file header, found a {}", other.kind()),
         )),
     }
 }
@@ -431,7 +431,7 @@ fn read_index(
             other => {
                 return Err(damaged(
                     pos as u64,
-                    format!("unexpected {} record in the index section", other.kind()),
+                    format!("unexpected {} in the index section", other.kind()),
                 ));
             }
         }

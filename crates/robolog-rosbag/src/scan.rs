@@ -221,10 +221,7 @@ impl Scanner<'_> {
                 }
                 other => {
                     if !record.is_complete() {
-                        self.stop_at(
-                            pos,
-                            format!("the file ends inside a {} record", other.kind()),
-                        );
+                        self.stop_at(pos, format!("the file ends inside a {}", other.kind()));
                         self.out.incomplete_records += 1;
                         return;
                     }
@@ -243,7 +240,7 @@ impl Scanner<'_> {
                         Header::IndexData(_) | Header::ChunkInfo(_) => {}
                         other => self.problem(Problem::warning(
                             pos as u64,
-                            format!("unexpected {} record between chunks, skipped", other.kind()),
+                            format!("unexpected {} between chunks, skipped", other.kind()),
                         )),
                     }
                     pos += record.len();

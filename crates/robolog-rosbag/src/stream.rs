@@ -207,7 +207,7 @@ impl<R: Read> StreamReader<R> {
                     return Err(Error::malformed(
                         RecordKind::FileHeader,
                         record.offset,
-                        format!("expected the file header, found a {} record", other.kind()),
+                        format!("expected the file header, found a {}", other.kind()),
                     ));
                 }
             }
