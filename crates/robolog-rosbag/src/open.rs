@@ -183,7 +183,9 @@ impl Bag {
         &self.inner.index_status
     }
 
-    /// Damage and oddities found while opening (empty for a healthy bag).
+    /// Damage and oddities found while opening (empty for a healthy bag). When the index of a
+    /// 2.0 bag was missing or damaged, or that of a 1.2 bag damaged, the first problem says so
+    /// (the same fact as [`Bag::index_status`]).
     pub fn problems(&self) -> &[Problem] {
         &self.inner.problems
     }

@@ -82,12 +82,18 @@ impl BagLog {
             .map(|c| Arc::new(builder.channel(c)))
             .collect();
         let mut problems = Vec::new();
+        // The bag's own first problem states a missing (2.0) or damaged index; this one replaces
+        // it with the facade's wording, so that the fact is reported once.
+        let mut stated_by_bag = 1;
         match bag.index_status() {
-            IndexStatus::Used => {}
-            IndexStatus::Missing if bag.version() == Version::V1_2 => problems.push(Problem::info(
-                None,
-                "the 1.2 bag has no index: read by a linear scan",
-            )),
+            IndexStatus::Used => stated_by_bag = 0,
+            IndexStatus::Missing if bag.version() == Version::V1_2 => {
+                stated_by_bag = 0;
+                problems.push(Problem::info(
+                    None,
+                    "the 1.2 bag has no index: read by a linear scan",
+                ));
+            }
             IndexStatus::Missing => problems.push(Problem::warning(
                 None,
                 "the bag has no index (the recording was never closed): read by a linear scan; `recover` writes an indexed copy",
@@ -97,7 +103,7 @@ impl BagLog {
                 format!("the bag index is damaged ({message}): read by a linear scan"),
             )),
         }
-        problems.extend(bag.problems().iter().map(bag_problem));
+        problems.extend(bag.problems().iter().skip(stated_by_bag).map(bag_problem));
         Ok((Self { bag }, channels, problems))
     }
 

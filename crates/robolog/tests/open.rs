@@ -532,6 +532,33 @@ fn damaged_files_open_with_their_problems() {
 }
 
 #[test]
+fn a_bag_index_problem_is_reported_once() {
+    let index_problems = |path: &str| {
+        let log = open(testdata::path(path)).unwrap();
+        log.problems()
+            .iter()
+            .filter(|p| p.message.contains("index"))
+            .map(|p| p.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let damaged = index_problems("bags/upstream/rosbag-rs/dummy.bag");
+    assert_eq!(damaged.len(), 1, "{damaged:?}");
+    assert!(
+        damaged[0].starts_with("the bag index is damaged"),
+        "{damaged:?}"
+    );
+    let unindexed = index_problems("bags/generated/ros_comm/v20_unindexed.bag");
+    assert_eq!(
+        unindexed,
+        [
+            "the bag has no index (the recording was never closed): read by a linear scan; `recover` writes an indexed copy"
+        ]
+    );
+    let v12 = index_problems("bags/generated/ros_comm/v12_unindexed.bag");
+    assert_eq!(v12, ["the 1.2 bag has no index: read by a linear scan"]);
+}
+
+#[test]
 fn summaries_serialize_for_scripts() {
     let log = open(testdata::path("samples/demo-zstd.mcap")).unwrap();
     let json: serde_json::Value = serde_json::to_value(log.summary().unwrap()).unwrap();
