@@ -423,3 +423,31 @@ fn encrypted_bags_are_refused_clearly() {
     let err = robolog_rosbag::StreamReader::new(&bag[..]).unwrap_err();
     assert!(matches!(err, Error::Encrypted { .. }));
 }
+
+/// `Bag::problems` documents that its first entry states a missing (2.0) or damaged index; the
+/// facade relies on it to report that fact once.
+#[test]
+fn the_first_problem_states_an_unusable_index() {
+    let mut seen = 0;
+    for dir in ["bags", "bad/rosbag"] {
+        for path in testdata::files_with_extension(dir, ".bag") {
+            let Ok(bag) = Bag::from_file(&path) else {
+                continue;
+            };
+            let expected = match (bag.index_status(), bag.version()) {
+                (IndexStatus::Damaged { .. }, _) => "index damaged (",
+                (IndexStatus::Missing, Version::V2_0) => "unindexed bag",
+                _ => continue,
+            };
+            let first = bag.problems().first().map(|p| p.message.as_str());
+            assert!(
+                first.is_some_and(|m| m.starts_with(expected)),
+                "{}: first problem {first:?}, expected one starting with {expected:?}",
+                path.display()
+            );
+            seen += 1;
+        }
+    }
+    // dummy.bag, v20_unindexed, v20_killed and the hostile bags whose index is damaged.
+    assert_eq!(seen, 9, "bags with an unusable index");
+}
