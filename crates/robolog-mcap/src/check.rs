@@ -46,10 +46,23 @@ impl fmt::Display for Problem {
 }
 
 /// Options of [`check_with`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckOptions {
     /// Report log times that go backwards as errors instead of warnings.
     pub strict_message_order: bool,
+    /// The largest uncompressed chunk decoded, in bytes (default 4 GiB, as
+    /// [`ReadOptions::record_limit`](crate::ReadOptions::record_limit)). A chunk declaring more
+    /// is reported and not decoded, so a decompression bomb costs no more than this.
+    pub chunk_limit: u64,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        Self {
+            strict_message_order: false,
+            chunk_limit: DEFAULT_CHUNK_LIMIT,
+        }
+    }
 }
 
 /// Checks `data` with default options; see [`check_with`].
@@ -542,7 +555,7 @@ impl Doctor<'_> {
         if let Err(e) = decompress_into(
             &chunk,
             offset,
-            DEFAULT_CHUNK_LIMIT,
+            self.opts.chunk_limit,
             &mut self.decompressor,
             &mut buffer,
         ) {

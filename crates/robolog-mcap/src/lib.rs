@@ -84,7 +84,7 @@ pub use records::{
     Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, Message,
     MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
 };
-pub use recover::{Damage, Report, recover, recover_file};
+pub use recover::{Damage, RecoverOptions, Report, recover, recover_file, recover_with};
 pub use robolog_framing::{Bytes, Compression};
 pub use stream::StreamReader;
 pub use summary::{Summary, SummarySource};

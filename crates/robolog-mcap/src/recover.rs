@@ -86,8 +86,37 @@ impl Report {
 /// Every complete record is kept: schemas, channels, messages (also those in the complete
 /// records of a partly written chunk), attachments, metadata and private records. Indexes,
 /// statistics and CRCs are rebuilt. `opts` chooses the output layout (compression, chunk size);
-/// the input's profile is kept.
+/// the input's profile is kept. Chunks are decoded up to 4 GiB each; [`recover_with`] sets a
+/// lower bound for input that may be hostile.
 pub fn recover<W: Write>(input: &[u8], out: W, opts: WriteOptions) -> Result<(W, Report)> {
+    recover_with(input, out, opts, RecoverOptions::default())
+}
+
+/// How much [`recover_with`] may decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecoverOptions {
+    /// The largest uncompressed chunk decoded in full, in bytes (default 4 GiB, as
+    /// [`ReadOptions::record_limit`]). A chunk declaring more keeps only the complete records
+    /// that decode within 255 times its compressed size, and the rest of its messages count as
+    /// lost: a decompression bomb costs no more than this.
+    pub chunk_limit: u64,
+}
+
+impl Default for RecoverOptions {
+    fn default() -> Self {
+        Self {
+            chunk_limit: DEFAULT_CHUNK_LIMIT,
+        }
+    }
+}
+
+/// [`recover`], with a bound on what it decodes.
+pub fn recover_with<W: Write>(
+    input: &[u8],
+    out: W,
+    opts: WriteOptions,
+    limits: RecoverOptions,
+) -> Result<(W, Report)> {
     if input.len() < MAGIC.len() || input[..MAGIC.len()] != MAGIC {
         return Err(McapError::BadMagic { offset: 0 });
     }
@@ -99,7 +128,7 @@ pub fn recover<W: Write>(input: &[u8], out: W, opts: WriteOptions) -> Result<(W,
     let mut writer = Writer::new(out, opts)?;
     if draft::detect(input) == Some(Layout::Draft) {
         report.draft = true;
-        recover_draft(input, &mut writer, &mut report)?;
+        recover_draft(input, &mut writer, &mut report, limits.chunk_limit)?;
     } else {
         Recovery {
             input,
@@ -107,6 +136,7 @@ pub fn recover<W: Write>(input: &[u8], out: W, opts: WriteOptions) -> Result<(W,
             report: &mut report,
             decompressor: Decompressor::new(),
             buffer: Vec::new(),
+            chunk_limit: limits.chunk_limit,
         }
         .run()?;
     }
@@ -149,10 +179,12 @@ fn recover_draft<W: Write>(
     input: &[u8],
     writer: &mut Writer<W>,
     report: &mut Report,
+    chunk_limit: u64,
 ) -> Result<()> {
-    let opts = ReadOptions::default()
+    let mut opts = ReadOptions::default()
         .with_layout(Layout::Draft)
         .with_threads(0);
+    opts.record_limit = chunk_limit;
     let mut reader = LinearReader::with_options(Bytes::copy_from_slice(input), opts);
     while let Some(record) = reader.next_record() {
         match record {
@@ -236,6 +268,7 @@ struct Recovery<'a, 'w, W: Write> {
     report: &'w mut Report,
     decompressor: Decompressor,
     buffer: Vec<u8>,
+    chunk_limit: u64,
 }
 
 impl<W: Write> Recovery<'_, '_, W> {
@@ -336,11 +369,14 @@ impl<W: Write> Recovery<'_, '_, W> {
             );
             return Ok(());
         };
-        let size = usize::try_from(chunk.uncompressed_size).unwrap_or(usize::MAX);
+        let limit = usize::try_from(self.chunk_limit).unwrap_or(usize::MAX);
+        let size = usize::try_from(chunk.uncompressed_size)
+            .unwrap_or(usize::MAX)
+            .min(limit);
         let full = decompress_into(
             &chunk,
             offset,
-            DEFAULT_CHUNK_LIMIT,
+            self.chunk_limit,
             &mut self.decompressor,
             &mut self.buffer,
         );
@@ -467,7 +503,7 @@ impl<W: Write> Recovery<'_, '_, W> {
             return;
         };
         let records = r.rest();
-        let cap = usize::try_from(size).unwrap_or(usize::MAX);
+        let cap = usize::try_from(size.min(self.chunk_limit)).unwrap_or(usize::MAX);
         let salvage =
             self.decompressor
                 .decompress_partial(compression, records, cap, &mut self.buffer);

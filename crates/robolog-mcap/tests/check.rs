@@ -63,6 +63,7 @@ fn out_of_order_log_times_warn_or_fail_when_strict() {
         &data,
         robolog_mcap::CheckOptions {
             strict_message_order: true,
+            ..Default::default()
         },
     );
     assert!(strict.iter().any(|p| p.severity == Severity::Error));
@@ -138,4 +139,27 @@ fn files_we_write_and_recover_are_clean() {
         let problems = check(&out);
         assert!(problems.is_empty(), "{compression:?}: {problems:#?}");
     }
+}
+
+#[test]
+fn a_chunk_over_the_limit_is_reported_without_decoding_it() {
+    let bomb = robolog_testkit::testdata::read("bad/mcap/zstd-bomb.mcap");
+    let limited = robolog_mcap::CheckOptions {
+        chunk_limit: 16 << 20,
+        ..Default::default()
+    };
+    let problems = check_with(&bomb, limited);
+    let chunk = problems
+        .iter()
+        .find(|p| p.message.starts_with("Chunk does not decompress"))
+        .unwrap_or_else(|| panic!("{problems:?}"));
+    assert_eq!((chunk.severity, chunk.offset), (Severity::Error, 44));
+    // Under the default 4 GiB limit the honest 64 MiB chunk decodes.
+    let unlimited = check_with(&bomb, robolog_mcap::CheckOptions::default());
+    assert!(
+        !unlimited
+            .iter()
+            .any(|p| p.message.starts_with("Chunk does not decompress")),
+        "{unlimited:?}"
+    );
 }

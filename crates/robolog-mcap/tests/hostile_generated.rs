@@ -10,8 +10,9 @@ fn committed_files_are_what_the_generator_writes() {
     robolog_testkit::hostile::check_generated("mcap", &bad_files::generate());
 }
 
-/// Recovery of the honest decompression bomb keeps its one 64 MiB message (run here, in a
-/// process without the hostile corpus's allocation bound: recovery has no size limit).
+/// Recovery of the honest decompression bomb keeps its one 64 MiB message under the default
+/// chunk limit (run here, in a process without the hostile corpus's allocation bound;
+/// `tests/hostile.rs` recovers it under the 16 MiB limit and loses the message).
 #[test]
 fn recovery_keeps_the_message_of_the_decompression_bomb() {
     let bytes = robolog_testkit::testdata::read("bad/mcap/zstd-bomb.mcap");
