@@ -238,17 +238,7 @@ fn peer_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
         }
         Op::Write => {
             let rec = recording(cx)?;
-            let out = BufWriter::with_capacity(1 << 20, File::create(cx.output)?);
-            let compression = match cx.variant.codec() {
-                robolog_mcap::Compression::Lz4 => Some(mcap::Compression::Lz4),
-                robolog_mcap::Compression::Zstd => Some(mcap::Compression::Zstd),
-                _ => None,
-            };
-            let mut w = mcap::WriteOptions::new()
-                .compression(compression)
-                .chunk_size(Some(robolog_mcap::DEFAULT_CHUNK_SIZE))
-                .profile("ros1")
-                .create(out)?;
+            let mut w = peer_mcap_writer(cx.output, cx.variant.codec())?;
             let ids = peer_mcap_channels(cx.workload, &mut w)?;
             for m in &rec.messages {
                 let data = rec.payload(m);
@@ -269,6 +259,25 @@ fn peer_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
         Op::Convert => return Err("convert applies to bags".into()),
     }
     Ok(c.finish())
+}
+
+/// The `mcap` crate's writer as the peer side uses it: our chunk size, the same codec (none for
+/// codecs MCAP lacks), profile `ros1`.
+fn peer_mcap_writer(
+    path: &Path,
+    codec: robolog_mcap::Compression,
+) -> AnyResult<mcap::Writer<BufWriter<File>>> {
+    let out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let compression = match codec {
+        robolog_mcap::Compression::Lz4 => Some(mcap::Compression::Lz4),
+        robolog_mcap::Compression::Zstd => Some(mcap::Compression::Zstd),
+        _ => None,
+    };
+    Ok(mcap::WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(robolog_mcap::DEFAULT_CHUNK_SIZE))
+        .profile("ros1")
+        .create(out)?)
 }
 
 fn peer_mcap_channels<W: Write + std::io::Seek>(
@@ -435,17 +444,7 @@ fn peer_bag(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
         }
         Op::Write => return Err("the rosbag crate cannot write".into()),
         Op::Convert => {
-            let out = BufWriter::with_capacity(1 << 20, File::create(cx.output)?);
-            let compression = match convert_compression(cx.variant) {
-                robolog_mcap::Compression::Lz4 => Some(mcap::Compression::Lz4),
-                robolog_mcap::Compression::Zstd => Some(mcap::Compression::Zstd),
-                _ => None,
-            };
-            let mut w = mcap::WriteOptions::new()
-                .compression(compression)
-                .chunk_size(Some(robolog_mcap::DEFAULT_CHUNK_SIZE))
-                .profile("ros1")
-                .create(out)?;
+            let mut w = peer_mcap_writer(cx.output, convert_compression(cx.variant))?;
             let mut channels = BTreeMap::new();
             for record in bag.index_records() {
                 if let rosbag::IndexRecord::Connection(conn) = record? {
