@@ -36,17 +36,7 @@ pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Out
             .and_then(|mut stream| robolog::convert_stream(&mut stream, &mut *writer, progress)),
     }
     .map_err(|e| Failure::log(e, input))?;
-    let finished = writer
-        .finish()
-        .map_err(|e| Failure::create(e, &args.output))?;
-    bar.finish();
-    write_report(
-        &report,
-        &finished,
-        format_of(&args.write, &args.output),
-        &args.output,
-        out,
-    )?;
+    finish(writer, &bar, &report, &args.write, &args.output, out)?;
     warn_input(&report, input);
     Ok(Outcome::Ok)
 }
@@ -78,22 +68,27 @@ pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome
             }
         }
     })?;
-    let finished = writer
-        .finish()
-        .map_err(|e| Failure::create(e, &args.output))?;
-    bar.finish();
-    write_report(
-        &report,
-        &finished,
-        format_of(&args.write, &args.output),
-        &args.output,
-        out,
-    )?;
+    finish(writer, &bar, &report, &args.write, &args.output, out)?;
     for (path, log) in args.inputs.iter().zip(&logs) {
         warn_problems(log.problems(), path);
     }
     warn_unmatched(&report.unmatched_topics, Path::new("any input"));
     Ok(Outcome::Ok)
+}
+
+/// Closes the output (renaming it into place) and prints what was written.
+fn finish(
+    mut writer: Box<dyn robolog::LogWriter + Send>,
+    bar: &Bar,
+    report: &ConvertReport,
+    settings: &WriteSettings,
+    output: &Path,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let finished = writer.finish().map_err(|e| Failure::create(e, output))?;
+    bar.finish();
+    write_report(report, &finished, format_of(settings, output), output, out)?;
+    Ok(())
 }
 
 fn create(
