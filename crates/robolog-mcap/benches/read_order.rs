@@ -13,7 +13,6 @@
 )]
 
 #[path = "dataset.rs"]
-#[allow(dead_code)]
 mod dataset;
 
 use std::hint::black_box;
@@ -24,7 +23,10 @@ use mcap::sans_io::indexed_reader::{IndexedReaderOptions, ReadOrder};
 use robolog_mcap::{McapReader, Order, ReadOptions};
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     // `cargo test --benches` runs bench binaries without arguments: nothing to measure then.
     let Some(path) = args.first() else { return };
     let side = args.get(1).map_or("ours", String::as_str);
@@ -41,7 +43,10 @@ fn main() {
                 "reverse" => ReadOrder::ReverseLogTime,
                 _ => ReadOrder::File,
             };
-            (0, read_theirs_indexed(&file, IndexedReaderOptions::new().with_order(o)))
+            (
+                0,
+                read_theirs_indexed(&file, IndexedReaderOptions::new().with_order(o)),
+            )
         } else {
             let o = match order {
                 "time" => Order::LogTime,
