@@ -2,8 +2,10 @@
 //! decompressed on worker threads and merged in log-time (or file) order.
 
 use std::cmp::{Ordering, Reverse};
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BTreeSet, BinaryHeap};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use robolog_framing::{Bytes, ParallelMap, crc32, load_file};
 
@@ -209,12 +211,12 @@ fn draft_summary(data: &Bytes, opts: &ReadOptions) -> Result<Summary> {
             Record::Schema(x) => {
                 s.schemas
                     .entry(x.id)
-                    .or_insert_with(|| std::sync::Arc::new(x.into_owned()));
+                    .or_insert_with(|| Arc::new(x.into_owned()));
             }
             Record::Channel(x) => {
                 s.channels
                     .entry(x.id)
-                    .or_insert_with(|| std::sync::Arc::new(x.into_owned()));
+                    .or_insert_with(|| Arc::new(x.into_owned()));
             }
             Record::Statistics(x) => s.statistics = Some(x),
             Record::AttachmentIndex(x) => s.attachment_indexes.push(x.into_owned()),
@@ -337,16 +339,22 @@ impl<'r> MessageQuery<'r> {
         };
         let pool = BufferPool::default();
         let job_pool = pool.clone();
+        let lists = ListPool::default();
+        let job_lists = lists.clone();
         let data = reader.data.clone();
         let opts = reader.opts.clone();
         let order = self.order;
         let job_filter = filter.clone();
-        let jobs = chunks.into_iter().map(move |c| (c, job_pool.take()));
+        let jobs = chunks
+            .into_iter()
+            .map(move |c| (c, job_pool.take(), job_lists.take()));
         let decoded = ParallelMap::new(
             jobs,
             threads,
             reader.opts.in_flight(),
-            move |(index, recycled)| decode_job(&data, &index, &job_filter, order, &opts, recycled),
+            move |(index, recycled, msgs)| {
+                decode_job(&data, &index, &job_filter, order, &opts, recycled, msgs)
+            },
         );
         let mut iter = MessageIter {
             order,
@@ -356,6 +364,7 @@ impl<'r> MessageQuery<'r> {
             heap: BinaryHeap::new(),
             cursors: Vec::new(),
             pool,
+            lists,
             retired: None,
             cached: 0,
             cache_limit: reader.opts.cache_bytes,
@@ -485,7 +494,8 @@ fn indexed_chunk_at(input: &[u8], at: u64) -> Result<crate::records::Chunk<'_>> 
     })
 }
 
-/// Decodes one chunk and lists its wanted messages in the query's order.
+/// Decodes one chunk and lists its wanted messages in the query's order, into `msgs` (an empty
+/// list whose allocation is reused).
 fn decode_job(
     input: &Bytes,
     index: &ChunkIndex<'static>,
@@ -493,6 +503,7 @@ fn decode_job(
     order: Order,
     opts: &ReadOptions,
     recycled: Vec<u8>,
+    mut msgs: Vec<MsgRef>,
 ) -> Result<Decoded> {
     let at = index.chunk_start_offset;
     let chunk = indexed_chunk_at(input, at)?;
@@ -504,7 +515,6 @@ fn decode_job(
         opts.verify_chunk_crcs,
         recycled,
     )?;
-    let mut msgs = Vec::new();
     let indexed = match &filter.channels {
         Some(wanted) if !index.message_index_offsets.is_empty() => {
             message_index_offsets(input, index, wanted, filter)
@@ -554,13 +564,14 @@ fn decode_job(
             }
         }
     }
-    match order {
-        Order::File => {}
-        Order::LogTime => msgs.sort_by_key(|m| m.log_time),
-        Order::ReverseLogTime => {
-            msgs.sort_by_key(|m| m.log_time);
-            msgs.reverse();
-        }
+    // Messages are usually written in log-time order already; a stable sort would still
+    // allocate scratch space for half the list.
+    let sorted = order == Order::File || msgs.is_sorted_by_key(|m| m.log_time);
+    if !sorted {
+        msgs.sort_by_key(|m| m.log_time);
+    }
+    if order == Order::ReverseLogTime {
+        msgs.reverse();
     }
     Ok(Decoded {
         index: index.clone(),
@@ -600,6 +611,36 @@ fn message_index_offsets(
     offsets.sort_unstable();
     offsets.dedup();
     Some(offsets)
+}
+
+/// Message lists handed back by the merge for decode jobs to fill again: a list of a chunk's
+/// messages is about a third of the chunk's size, and a fresh one per chunk costs its growth,
+/// page faults and giving the memory back to the system.
+#[derive(Debug, Clone, Default)]
+struct ListPool(Arc<Mutex<Vec<Vec<MsgRef>>>>);
+
+/// Lists a pool keeps: more than the chunks in flight and the cursors of a time-ordered read
+/// need at once in the usual case.
+const LIST_POOL_MAX: usize = 64;
+
+impl ListPool {
+    fn take(&self) -> Vec<MsgRef> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut pool| pool.pop())
+            .unwrap_or_default()
+    }
+
+    fn give(&self, mut list: Vec<MsgRef>) {
+        list.clear();
+        if list.capacity() > 0
+            && let Ok(mut pool) = self.0.lock()
+            && pool.len() < LIST_POOL_MAX
+        {
+            pool.push(list);
+        }
+    }
 }
 
 /// The time before which (in the query's order) a chunk cannot contribute.
@@ -671,6 +712,7 @@ pub struct MessageIter {
     heap: BinaryHeap<HeapEntry>,
     cursors: Vec<Option<Cursor>>,
     pool: BufferPool,
+    lists: ListPool,
     /// A finished chunk buffer, recycled on the next call, once the caller has (usually) dropped
     /// the last message that pointed into it.
     retired: Option<Bytes>,
@@ -693,34 +735,39 @@ impl std::fmt::Debug for MessageIter {
     }
 }
 
+/// The heap entry of `cursor`'s next message, or `None` when it has none left.
+fn entry_of(cursors: &[Option<Cursor>], order: Order, cursor: usize) -> Option<HeapEntry> {
+    let c = cursors.get(cursor)?.as_ref()?;
+    let m = c.msgs.get(c.next)?;
+    // A loose message's own file offset is its position; a chunked one sits at its chunk's.
+    let (major, minor) = if c.loose {
+        (m.offset, 0)
+    } else {
+        (c.chunk_offset, m.offset)
+    };
+    let key = match order {
+        Order::File => Key {
+            primary: major,
+            secondary: minor,
+            tertiary: 0,
+            cursor,
+        },
+        _ => Key {
+            primary: m.log_time,
+            secondary: major,
+            tertiary: minor,
+            cursor,
+        },
+    };
+    Some(HeapEntry {
+        key,
+        reverse: order == Order::ReverseLogTime,
+    })
+}
+
 impl MessageIter {
     fn key(&self, cursor: usize) -> Option<HeapEntry> {
-        let c = self.cursors.get(cursor)?.as_ref()?;
-        let m = c.msgs.get(c.next)?;
-        // A loose message's own file offset is its position; a chunked one sits at its chunk's.
-        let (major, minor) = if c.loose {
-            (m.offset, 0)
-        } else {
-            (c.chunk_offset, m.offset)
-        };
-        let key = match self.order {
-            Order::File => Key {
-                primary: major,
-                secondary: minor,
-                tertiary: 0,
-                cursor,
-            },
-            _ => Key {
-                primary: m.log_time,
-                secondary: major,
-                tertiary: minor,
-                cursor,
-            },
-        };
-        Some(HeapEntry {
-            key,
-            reverse: self.order == Order::ReverseLogTime,
-        })
+        entry_of(&self.cursors, self.order, cursor)
     }
 
     fn push_cursor(&mut self, cursor: Cursor) {
@@ -728,6 +775,7 @@ impl MessageIter {
             if let Some(data) = cursor.data {
                 self.pool.give(data);
             }
+            self.lists.give(cursor.msgs);
             return;
         }
         if !cursor.loose {
@@ -837,11 +885,15 @@ impl MessageIter {
     }
 
     fn pop(&mut self) -> Option<Result<OwnedMessage>> {
-        let entry = self.heap.pop()?;
-        let cursor = entry.key.cursor;
+        let cursor = self.heap.peek()?.key.cursor;
         if let Err(e) = self.reload(cursor) {
             return Some(Err(e));
         }
+        // The cursor's next entry replaces its current one at the top of the heap, which sinks
+        // it only as far as it belongs: when chunks do not overlap in time (the usual case) the
+        // heap holds one entry and that is no work at all, where a pop and a push would sift
+        // twice.
+        let mut top = self.heap.peek_mut()?;
         let c = self.cursors.get_mut(cursor)?.as_mut()?;
         let m = *c.msgs.get(c.next)?;
         c.next += 1;
@@ -852,18 +904,22 @@ impl MessageIter {
             publish_time: m.publish_time,
             data: c.data.as_ref()?.slice(m.data_start..m.data_end),
         };
-        if c.next < c.msgs.len() {
-            if let Some(next) = self.key(cursor) {
-                self.heap.push(next);
-            }
-        } else if let Some(done) = self.cursors[cursor].take()
-            && let Some(data) = done.data
+        if c.next < c.msgs.len()
+            && let Some(next) = entry_of(&self.cursors, self.order, cursor)
         {
-            if !done.loose {
-                self.cached -= data.len();
-            }
-            if let Some(old) = self.retired.replace(data) {
-                self.pool.give(old);
+            *top = next;
+            return Some(Ok(message));
+        }
+        PeekMut::pop(top);
+        if let Some(done) = self.cursors[cursor].take() {
+            self.lists.give(done.msgs);
+            if let Some(data) = done.data {
+                if !done.loose {
+                    self.cached -= data.len();
+                }
+                if let Some(old) = self.retired.replace(data) {
+                    self.pool.give(old);
+                }
             }
         }
         Some(Ok(message))
@@ -924,6 +980,7 @@ fn draft_iter(reader: &McapReader, filter: Filter, order: Order) -> MessageIter 
         heap: BinaryHeap::new(),
         cursors: Vec::new(),
         pool: BufferPool::default(),
+        lists: ListPool::default(),
         retired: None,
         cached: 0,
         cache_limit: usize::MAX,

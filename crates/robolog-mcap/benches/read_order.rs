@@ -1,0 +1,74 @@
+//! One indexed read of an existing MCAP file, repeated, for profilers (perf, callgrind) that
+//! need a plain process: ours or the `mcap` crate's, in log-time, reverse or file order.
+//!
+//! `cargo bench -p robolog-mcap --bench read_order -- --bench FILE [ours|peer]
+//! [time|reverse|file] [THREADS] [REPS]`
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout,
+    missing_docs
+)]
+
+#[path = "dataset.rs"]
+mod dataset;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use dataset::read_theirs_indexed;
+use mcap::sans_io::indexed_reader::{IndexedReaderOptions, ReadOrder};
+use robolog_mcap::{McapReader, Order, ReadOptions};
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    // `cargo test --benches` runs bench binaries without arguments: nothing to measure then.
+    let Some(path) = args.first() else { return };
+    let side = args.get(1).map_or("ours", String::as_str);
+    let order = args.get(2).map_or("time", String::as_str);
+    let threads: usize = args.get(3).map_or(2, |t| t.parse().unwrap());
+    let reps: usize = args.get(4).map_or(5, |r| r.parse().unwrap());
+    for _ in 0..reps {
+        let t = Instant::now();
+        // Mapped afresh each time, as a program opening the file would.
+        let file = McapReader::from_file(path).unwrap().data().clone();
+        let (n, bytes) = if side == "peer" {
+            let o = match order {
+                "time" => ReadOrder::LogTime,
+                "reverse" => ReadOrder::ReverseLogTime,
+                _ => ReadOrder::File,
+            };
+            (
+                0,
+                read_theirs_indexed(&file, IndexedReaderOptions::new().with_order(o)),
+            )
+        } else {
+            let o = match order {
+                "time" => Order::LogTime,
+                "reverse" => Order::ReverseLogTime,
+                _ => Order::File,
+            };
+            let mut opts = ReadOptions::default().with_threads(threads);
+            // NO_CRC=1: what the chunk CRC costs.
+            opts.verify_chunk_crcs = std::env::var_os("NO_CRC").is_none();
+            let r = McapReader::with_options(file.clone(), opts).unwrap();
+            let (mut n, mut bytes) = (0u64, 0u64);
+            for m in r.messages().order(o).iter().unwrap() {
+                let m = m.unwrap();
+                n += 1;
+                bytes += m.data.len() as u64;
+            }
+            (n, bytes)
+        };
+        black_box((n, bytes));
+        println!(
+            "{side} {order}: {n} messages, {bytes} bytes, {:.1} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
