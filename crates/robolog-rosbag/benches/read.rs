@@ -73,7 +73,9 @@ fn synthetic(compression: ChunkCompression) -> Vec<u8> {
 }
 
 fn uncompressed_size(bag: &Bag) -> u64 {
-    bag.chunks().map(|c| c.uncompressed_size).sum()
+    bag.chunk_headers()
+        .map(|h| h.map_or(0, |h| h.uncompressed_size))
+        .sum()
 }
 
 fn robolog_read(path: &Path, order: Order, threads: Option<usize>) -> usize {

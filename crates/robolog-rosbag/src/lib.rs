@@ -58,6 +58,6 @@ pub use query::{Message, Messages, Order, Position, Query};
 pub use reindex::{ReindexMode, ReindexOptions, ReindexReport, reindex, reindex_file};
 pub use robolog_framing::Bytes;
 pub use stream::{StreamOptions, StreamReader, StreamReport};
-pub use summary::{ChunkInfo, CompressionStats, Summary};
+pub use summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary};
 pub use writer::{WriteOptions, Writer};
 pub use writer12::V12Writer;

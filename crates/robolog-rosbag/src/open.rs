@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use robolog_framing::Bytes;
 
@@ -17,7 +17,7 @@ use crate::format::version::{Version, parse_version_line};
 use crate::problem::Problem;
 use crate::query::Query;
 use crate::scan::{IndexEntry, ScanOptions, counts_in_order, scan};
-use crate::summary::{ChunkInfo, Summary};
+use crate::summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary, compression_stats};
 use crate::v12::{V12Message, read_v12};
 
 /// Whether the file's own index was used.
@@ -41,6 +41,7 @@ pub enum IndexStatus {
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
     strict: bool,
+    verify_chunks: bool,
     max_chunk_size: usize,
 }
 
@@ -48,6 +49,7 @@ impl Default for OpenOptions {
     fn default() -> Self {
         Self {
             strict: false,
+            verify_chunks: false,
             max_chunk_size: 1 << 30,
         }
     }
@@ -65,6 +67,25 @@ impl OpenOptions {
     /// [`Error::IndexDamaged`] instead of a scan.
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self
+    }
+
+    /// Whether opening reads and checks the header of every chunk the index lists (off by
+    /// default).
+    ///
+    /// Off, opening reads only the file header and the index section at the end of the file,
+    /// so it takes the same time for a bag of any size; a chunk's header is read, bounds-checked
+    /// and parsed when a query (or [`Bag::chunk_headers`]) first needs it, and a chunk position
+    /// that does not lead to a chunk record is reported there, as [`Error::IndexDamaged`] at
+    /// that position (the query then goes on with the other chunks).
+    ///
+    /// On, opening visits every chunk header as ros_comm does, which costs a page of the file
+    /// per chunk, and an index pointing anywhere but at a chunk is found at once: in lenient
+    /// mode the bag is then read by a linear scan, in strict mode it is
+    /// [`Error::IndexDamaged`]. Checkers and converters that must not miss a message of a
+    /// damaged bag want this.
+    pub fn verify_chunks(mut self, verify: bool) -> Self {
+        self.verify_chunks = verify;
         self
     }
 
@@ -88,22 +109,92 @@ impl OpenOptions {
 /// Where a chunk's index entries come from.
 #[derive(Debug, Clone)]
 pub(crate) enum ChunkIndex {
-    /// `count` INDEX_DATA records in the file, starting at offset `start`.
-    Records { start: usize, count: u32 },
+    /// `count` INDEX_DATA records in the file, right after the chunk record.
+    Records { count: u32 },
     /// Entries found by scanning the chunk, in file order.
     Entries(Arc<[IndexEntry]>),
+}
+
+/// What the CHUNK record's header says, and where its parts are in the file.
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkLayout {
+    pub(crate) compression: ChunkCompression,
+    /// Chunk data in the file (compressed, or the records themselves).
+    pub(crate) data: Range<usize>,
+    /// Declared uncompressed size.
+    pub(crate) size: u32,
+    /// Where the INDEX_DATA records after the chunk start.
+    pub(crate) index_start: usize,
+}
+
+/// Why a chunk's layout could not be read: kept instead of an [`Error`], which is not `Clone`,
+/// so that every query reaching the chunk reports the same error.
+#[derive(Debug, Clone)]
+pub(crate) enum LayoutFault {
+    Damaged(&'static str),
+    Unsupported(String),
 }
 
 /// A chunk and everything needed to read it.
 #[derive(Debug, Clone)]
 pub(crate) struct ChunkEntry {
     pub(crate) info: ChunkInfo,
-    /// Compressed data in the file.
-    pub(crate) data: Range<usize>,
-    pub(crate) size: u32,
+    /// Read from the chunk header on first use (or set by the scan that found the chunk).
+    layout: OnceLock<std::result::Result<ChunkLayout, LayoutFault>>,
     /// Decoded records of a salvaged chunk.
     pub(crate) salvaged: Option<Bytes>,
     pub(crate) index: ChunkIndex,
+}
+
+impl ChunkEntry {
+    /// The chunk's header, read and checked the first time it is asked for. The CHUNK record
+    /// must lie whole in `section` (the chunk section, before the index).
+    pub(crate) fn layout(&self, file: &[u8], section: &Range<usize>) -> Result<&ChunkLayout> {
+        let position = self.info.position;
+        self.layout
+            .get_or_init(|| read_layout(file, section, position))
+            .as_ref()
+            .map_err(|fault| match fault {
+                LayoutFault::Damaged(message) => Error::index_damaged(position, *message),
+                LayoutFault::Unsupported(name) => Error::UnsupportedCompression {
+                    offset: position,
+                    name: name.clone(),
+                },
+            })
+    }
+}
+
+fn read_layout(
+    file: &[u8],
+    section: &Range<usize>,
+    position: u64,
+) -> std::result::Result<ChunkLayout, LayoutFault> {
+    // Opening checked that the position is in the section; this keeps the function whole.
+    let at = usize::try_from(position)
+        .ok()
+        .filter(|p| section.contains(p))
+        .ok_or(LayoutFault::Damaged(
+            "chunk position outside the chunk section",
+        ))?;
+    let record = view_record(&file[at..section.end], position)
+        .ok()
+        .filter(|r| r.is_complete())
+        .ok_or(LayoutFault::Damaged(
+            "no complete chunk record at this position",
+        ))?;
+    let Ok(Header::Chunk(chunk)) = parse_header(record.header, record.header_offset()) else {
+        return Err(LayoutFault::Damaged("no chunk record at this position"));
+    };
+    let compression = ChunkCompression::from_name(chunk.compression).ok_or_else(|| {
+        LayoutFault::Unsupported(String::from_utf8_lossy(chunk.compression).into_owned())
+    })?;
+    let data_start = record.data_offset() as usize;
+    Ok(ChunkLayout {
+        compression,
+        data: data_start..data_start + record.data.len(),
+        size: chunk.size,
+        index_start: at + record.len(),
+    })
 }
 
 #[derive(Debug)]
@@ -112,6 +203,8 @@ pub(crate) struct BagData {
     pub(crate) version: Version,
     pub(crate) connections: Vec<Connection>,
     pub(crate) chunks: Vec<ChunkEntry>,
+    /// Where chunk records may be: from the end of the file header to the index.
+    pub(crate) chunk_section: Range<usize>,
     pub(crate) v12_messages: Vec<V12Message>,
     pub(crate) summary: Summary,
     pub(crate) index_status: IndexStatus,
@@ -168,14 +261,37 @@ impl Bag {
             .map(|i| &connections[i])
     }
 
-    /// Counts, time range, chunk and compression totals.
+    /// Counts, time range and number of chunks, as the index holds them.
     pub fn summary(&self) -> &Summary {
         &self.inner.summary
     }
 
-    /// The chunks in file order (empty for format 1.2).
+    /// The chunks in file order (empty for format 1.2), as the index describes them.
     pub fn chunks(&self) -> impl ExactSizeIterator<Item = &ChunkInfo> + '_ {
         self.inner.chunks.iter().map(|c| &c.info)
+    }
+
+    /// The header of each chunk, in the order of [`Bag::chunks`]: compression and sizes. Each
+    /// is read from the chunk record (once; later calls and queries reuse it), so this visits
+    /// the whole file unless [`OpenOptions::verify_chunks`] did at open. A position that does
+    /// not lead to a chunk record is [`Error::IndexDamaged`].
+    pub fn chunk_headers(&self) -> impl ExactSizeIterator<Item = Result<ChunkHeader>> + '_ {
+        let data = &self.inner;
+        data.chunks.iter().map(|c| {
+            c.layout(&data.file, &data.chunk_section)
+                .map(|layout| ChunkHeader {
+                    compression: layout.compression,
+                    compressed_size: layout.data.len() as u64,
+                    uncompressed_size: u64::from(layout.size),
+                })
+        })
+    }
+
+    /// Chunk totals per compression, ordered by compression (`none`, `bz2`, `lz4`): the sum of
+    /// [`Bag::chunk_headers`], and the first error among them.
+    pub fn compression(&self) -> Result<Vec<CompressionStats>> {
+        let headers: Vec<ChunkHeader> = self.chunk_headers().collect::<Result<_>>()?;
+        Ok(compression_stats(headers.into_iter()))
     }
 
     /// Whether the file's index was used or the bag was scanned, and why.
@@ -230,6 +346,7 @@ fn open_v12(file: Bytes, start: usize, options: &OpenOptions) -> Result<BagData>
         version: Version::V1_2,
         connections: contents.connections,
         chunks: Vec::new(),
+        chunk_section: 0..0,
         v12_messages: contents.messages,
         summary,
         index_status: contents.status.unwrap_or(IndexStatus::Missing),
@@ -271,8 +388,20 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
         }
         IndexStatus::Missing
     } else {
-        match read_index(&file, chunks_start, &header) {
-            Ok((connections, chunks)) => {
+        let index = read_index(&file, chunks_start, &header).and_then(|index| {
+            if options.verify_chunks {
+                for chunk in &index.chunks {
+                    chunk.layout(&file, &index.chunk_section)?;
+                }
+            }
+            Ok(index)
+        });
+        match index {
+            Ok(Index {
+                connections,
+                chunks,
+                chunk_section,
+            }) => {
                 let summary = Summary::from_chunks(
                     connections.iter().map(|c| c.id),
                     chunks.iter().map(|c| &c.info),
@@ -282,6 +411,7 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
                     version: Version::V2_0,
                     connections,
                     chunks,
+                    chunk_section,
                     v12_messages: Vec::new(),
                     summary,
                     index_status: IndexStatus::Used,
@@ -321,22 +451,19 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
         .into_iter()
         .map(|c| {
             let (start, end) = c.time_range().unwrap_or_default();
-            let compressed_size = match &c.salvaged {
-                Some(_) => c.data.len() as u64,
-                None => c.data.len() as u64,
-            };
             ChunkEntry {
                 info: ChunkInfo {
                     position: c.pos as u64,
-                    compression: c.compression,
-                    compressed_size,
-                    uncompressed_size: u64::from(c.size),
                     start_ns: start.to_ns(),
                     end_ns: end.to_ns(),
                     message_counts: counts_in_order(&c.entries),
                 },
-                data: c.data,
-                size: c.size,
+                layout: OnceLock::from(Ok(ChunkLayout {
+                    compression: c.compression,
+                    index_start: c.data.end,
+                    data: c.data,
+                    size: c.size,
+                })),
                 salvaged: c.salvaged,
                 index: ChunkIndex::Entries(c.entries.into()),
             }
@@ -346,11 +473,13 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
         connections.iter().map(|c| c.id),
         chunks.iter().map(|c| &c.info),
     );
+    let chunk_section = chunks_start..file.len();
     Ok(BagData {
         file,
         version: Version::V2_0,
         connections,
         chunks,
+        chunk_section,
         v12_messages: Vec::new(),
         summary,
         index_status: failure,
@@ -362,12 +491,21 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
 /// A CHUNK_INFO record: chunk position, start and end times, `(conn, count)` pairs.
 type RawChunkInfo = (u64, RosTime, RosTime, Vec<(u32, u32)>);
 
-/// Reads the index section and every chunk header it points at, checking each offset.
+/// What the index section holds.
+struct Index {
+    connections: Vec<Connection>,
+    chunks: Vec<ChunkEntry>,
+    chunk_section: Range<usize>,
+}
+
+/// Reads the index section and checks it against itself and the file header: every offset in
+/// bounds, every count backed by bytes, every chunk's connections defined. Chunk headers are
+/// not read here (see [`OpenOptions::verify_chunks`]).
 fn read_index(
     file: &[u8],
     chunks_start: usize,
     header: &crate::format::records::FileHeader,
-) -> Result<(Vec<Connection>, Vec<ChunkEntry>)> {
+) -> Result<Index> {
     let damaged = |offset: u64, message: String| Error::index_damaged(offset, message);
     let index_pos = header.index_pos;
     let index_start = usize::try_from(index_pos)
@@ -459,31 +597,10 @@ fn read_index(
     }
     let mut chunks = Vec::with_capacity(infos.len());
     for (chunk_pos, start, end, counts) in infos {
-        let at = usize::try_from(chunk_pos)
+        usize::try_from(chunk_pos)
             .ok()
             .filter(|&p| p >= chunks_start && p < index_start)
             .ok_or_else(|| damaged(chunk_pos, "chunk position outside the chunk section".into()))?;
-        let record = view_record(&file[at..index_start], chunk_pos)
-            .ok()
-            .filter(|r| r.is_complete())
-            .ok_or_else(|| {
-                damaged(
-                    chunk_pos,
-                    "no complete chunk record at this position".into(),
-                )
-            })?;
-        let Ok(Header::Chunk(chunk)) = parse_header(record.header, record.header_offset()) else {
-            return Err(damaged(
-                chunk_pos,
-                "no chunk record at this position".into(),
-            ));
-        };
-        let compression = ChunkCompression::from_name(chunk.compression).ok_or_else(|| {
-            Error::UnsupportedCompression {
-                offset: chunk_pos,
-                name: String::from_utf8_lossy(chunk.compression).into_owned(),
-            }
-        })?;
         if let Some((conn, _)) = counts
             .iter()
             .find(|(conn, _)| connections.binary_search_by_key(conn, |c| c.id).is_err())
@@ -493,26 +610,22 @@ fn read_index(
                 format!("chunk info refers to connection {conn}, which the index does not define"),
             ));
         }
-        let data_start = record.data_offset() as usize;
         let count = counts.len() as u32;
         chunks.push(ChunkEntry {
             info: ChunkInfo {
                 position: chunk_pos,
-                compression,
-                compressed_size: record.data.len() as u64,
-                uncompressed_size: u64::from(chunk.size),
                 start_ns: start.to_ns(),
                 end_ns: end.to_ns(),
                 message_counts: counts,
             },
-            data: data_start..data_start + record.data.len(),
-            size: chunk.size,
+            layout: OnceLock::new(),
             salvaged: None,
-            index: ChunkIndex::Records {
-                start: at + record.len(),
-                count,
-            },
+            index: ChunkIndex::Records { count },
         });
     }
-    Ok((connections, chunks))
+    Ok(Index {
+        connections,
+        chunks,
+        chunk_section: chunks_start..index_start,
+    })
 }

@@ -15,8 +15,9 @@ use crate::error::Result;
 use crate::format::framing::view_record;
 use crate::format::records::{Header, parse_header};
 use crate::format::time::RosTime;
-use crate::open::{Bag, BagData, ChunkEntry, ChunkIndex};
+use crate::open::{Bag, BagData, ChunkEntry, ChunkIndex, ChunkLayout};
 use crate::scan::IndexEntry;
+use crate::summary::ChunkInfo;
 
 /// The order messages come out in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -197,9 +198,13 @@ impl Query {
         } else {
             chunks.sort_by_key(|&i| data.chunks[i].info.position);
         }
-        let compressed = chunks
-            .iter()
-            .any(|&i| data.chunks[i].info.compression != ChunkCompression::None);
+        // Reads the headers of the chunks the query needs (those it reads anyway); a damaged
+        // one is reported when its turn comes.
+        let compressed = chunks.iter().any(|&i| {
+            data.chunks[i]
+                .layout(&data.file, &data.chunk_section)
+                .is_ok_and(|layout| layout.compression != ChunkCompression::None)
+        });
         let threads = self.threads.unwrap_or(if compressed && chunks.len() > 1 {
             default_threads()
         } else {
@@ -333,7 +338,7 @@ fn read_chunk_index(
     file: &[u8],
     start: usize,
     count: u32,
-    chunk: &ChunkEntry,
+    chunk: &ChunkInfo,
 ) -> Option<Vec<IndexEntry>> {
     let mut entries = Vec::new();
     let mut per_conn: Vec<(u32, u32)> = Vec::new();
@@ -361,7 +366,7 @@ fn read_chunk_index(
         pos += record.len();
     }
     // The index must account for every message the chunk info announces.
-    let mut announced = chunk.info.message_counts.clone();
+    let mut announced = chunk.message_counts.clone();
     announced.sort_unstable();
     per_conn.sort_unstable();
     (announced == per_conn).then_some(entries)
@@ -374,10 +379,14 @@ fn load_chunk(
     order: Order,
     recycled: Vec<u8>,
 ) -> Result<Batch> {
-    let chunk = &data.chunks[i];
-    if selection.wants_whole(chunk)
-        && chunk.salvaged.is_none()
-        && matches!(chunk.index, ChunkIndex::Records { .. })
+    let entry = &data.chunks[i];
+    let chunk = Chunk {
+        info: &entry.info,
+        layout: entry.layout(&data.file, &data.chunk_section)?,
+    };
+    if selection.wants_whole(entry)
+        && entry.salvaged.is_none()
+        && matches!(entry.index, ChunkIndex::Records { .. })
     {
         // Every message of the chunk is wanted: walking its records in order is cheaper than
         // reading its index and resolving every entry, and needs no sort when, as usual, the
@@ -385,9 +394,9 @@ fn load_chunk(
         // the chunk info announces (so the index, which must agree with the chunk info, would
         // have given the same ones); otherwise the index decides, as below.
         let content = decode_chunk(
-            chunk.info.compression,
-            &data.file.slice(chunk.data.clone()),
-            chunk.size,
+            chunk.layout.compression,
+            &data.file.slice(chunk.layout.data.clone()),
+            chunk.layout.size,
             data.max_chunk_size,
             chunk.info.position,
             recycled,
@@ -396,12 +405,25 @@ fn load_chunk(
             return Ok(Batch {
                 chunk: chunk.info.position,
                 messages: sorted(messages, order).into(),
-                decoded: (chunk.info.compression != ChunkCompression::None).then_some(content),
+                decoded: chunk.compressed().then_some(content),
             });
         }
-        return load_indexed_chunk(data, chunk, selection, order, Ok(content));
+        return load_indexed_chunk(data, entry, chunk, selection, order, Ok(content));
     }
-    load_indexed_chunk(data, chunk, selection, order, Err(recycled))
+    load_indexed_chunk(data, entry, chunk, selection, order, Err(recycled))
+}
+
+/// A chunk whose header has been read.
+#[derive(Debug, Clone, Copy)]
+struct Chunk<'a> {
+    info: &'a ChunkInfo,
+    layout: &'a ChunkLayout,
+}
+
+impl Chunk<'_> {
+    fn compressed(self) -> bool {
+        self.layout.compression != ChunkCompression::None
+    }
 }
 
 /// Sorts a chunk's messages for the query's order (usually they already are).
@@ -430,7 +452,7 @@ const MIN_MESSAGE_RECORD_LEN: u64 = 8 + 8 + 13 + 17;
 /// formed and hold exactly the messages its chunk info counts per connection; `None` otherwise.
 fn walk_whole_chunk(
     content: &Bytes,
-    chunk: &ChunkEntry,
+    chunk: Chunk<'_>,
     selection: &Selection,
 ) -> Option<Vec<Message>> {
     let announced: u64 = chunk
@@ -475,13 +497,16 @@ fn walk_whole_chunk(
 
 fn load_indexed_chunk(
     data: &BagData,
-    chunk: &ChunkEntry,
+    entry: &ChunkEntry,
+    chunk: Chunk<'_>,
     selection: &Selection,
     order: Order,
     decoded: std::result::Result<Bytes, Vec<u8>>,
 ) -> Result<Batch> {
-    let indexed = match &chunk.index {
-        ChunkIndex::Records { start, count } => read_chunk_index(&data.file, *start, *count, chunk),
+    let indexed = match &entry.index {
+        ChunkIndex::Records { count } => {
+            read_chunk_index(&data.file, chunk.layout.index_start, *count, chunk.info)
+        }
         ChunkIndex::Entries(entries) => Some(entries.to_vec()),
     };
     let wanted: Option<Vec<IndexEntry>> = indexed.map(|all| {
@@ -497,13 +522,13 @@ fn load_indexed_chunk(
             decoded: None,
         });
     }
-    let content = match (&chunk.salvaged, decoded) {
+    let content = match (&entry.salvaged, decoded) {
         (Some(content), _) => content.clone(),
         (None, Ok(content)) => content,
         (None, Err(recycled)) => decode_chunk(
-            chunk.info.compression,
-            &data.file.slice(chunk.data.clone()),
-            chunk.size,
+            chunk.layout.compression,
+            &data.file.slice(chunk.layout.data.clone()),
+            chunk.layout.size,
             data.max_chunk_size,
             chunk.info.position,
             recycled,
@@ -527,7 +552,7 @@ fn load_indexed_chunk(
         // walked it already, so this is only reached when the file's index is inconsistent.
         None => walk_chunk(&content, selection, &data.connections, &make)?,
     };
-    let owned = chunk.salvaged.is_none() && chunk.info.compression != ChunkCompression::None;
+    let owned = entry.salvaged.is_none() && chunk.compressed();
     Ok(Batch {
         chunk: chunk.info.position,
         messages: sorted(messages, order).into(),
@@ -539,15 +564,15 @@ fn load_indexed_chunk(
 /// payload at `range`: uncompressed chunks give file positions, compressed ones positions
 /// inside the chunk.
 fn message_in_chunk(
-    chunk: &ChunkEntry,
+    chunk: Chunk<'_>,
     content: &Bytes,
     offset: usize,
     conn: u32,
     time: RosTime,
     range: std::ops::Range<usize>,
 ) -> Message {
-    let position = if chunk.info.compression == ChunkCompression::None {
-        Position::File(chunk.data.start as u64 + offset as u64)
+    let position = if !chunk.compressed() {
+        Position::File(chunk.layout.data.start as u64 + offset as u64)
     } else {
         Position::Chunk {
             chunk: chunk.info.position,

@@ -1,20 +1,15 @@
-//! What a bag holds, at a glance: counts, time range, chunks and compression.
+//! What a bag holds, at a glance: counts, time range and chunks from the index, and the
+//! compression totals that need every chunk's header.
 
 use std::collections::BTreeMap;
 
 use crate::chunk::ChunkCompression;
 
-/// One chunk of a 2.0 bag, as its CHUNK_INFO record (or a scan) describes it.
+/// One chunk of a 2.0 bag, as its CHUNK_INFO record in the index (or a scan) describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkInfo {
     /// Offset of the CHUNK record in the file.
     pub position: u64,
-    /// How the chunk data is compressed.
-    pub compression: ChunkCompression,
-    /// Bytes of chunk data in the file.
-    pub compressed_size: u64,
-    /// Bytes of chunk data once decompressed.
-    pub uncompressed_size: u64,
     /// Earliest message time in the chunk, in nanoseconds.
     pub start_ns: u64,
     /// Latest message time in the chunk, in nanoseconds.
@@ -22,6 +17,19 @@ pub struct ChunkInfo {
     /// `(connection id, message count)` for each connection with messages in the chunk, in the
     /// file's order.
     pub message_counts: Vec<(u32, u32)>,
+}
+
+/// What the header of a CHUNK record says (see [`Bag::chunk_headers`]).
+///
+/// [`Bag::chunk_headers`]: crate::Bag::chunk_headers
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkHeader {
+    /// How the chunk data is compressed.
+    pub compression: ChunkCompression,
+    /// Bytes of chunk data in the file.
+    pub compressed_size: u64,
+    /// Bytes of chunk data once decompressed.
+    pub uncompressed_size: u64,
 }
 
 /// Totals for the chunks of one compression.
@@ -37,7 +45,7 @@ pub struct CompressionStats {
     pub uncompressed_bytes: u64,
 }
 
-/// Counts and times of a bag.
+/// Counts and times of a bag: everything its index holds, so getting it reads no chunk.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Summary {
     /// Messages in the bag.
@@ -50,8 +58,6 @@ pub struct Summary {
     pub end_ns: Option<u64>,
     /// Number of chunks (0 in format 1.2).
     pub chunk_count: u64,
-    /// Chunk totals per compression, ordered by compression (`none`, `bz2`, `lz4`).
-    pub compression: Vec<CompressionStats>,
 }
 
 impl Summary {
@@ -63,20 +69,8 @@ impl Summary {
             message_counts: connections.map(|id| (id, 0)).collect(),
             ..Summary::default()
         };
-        let mut stats: BTreeMap<ChunkCompression, CompressionStats> = BTreeMap::new();
         for chunk in chunks {
             summary.chunk_count += 1;
-            let s = stats
-                .entry(chunk.compression)
-                .or_insert_with(|| CompressionStats {
-                    compression: chunk.compression,
-                    chunks: 0,
-                    compressed_bytes: 0,
-                    uncompressed_bytes: 0,
-                });
-            s.chunks += 1;
-            s.compressed_bytes = s.compressed_bytes.saturating_add(chunk.compressed_size);
-            s.uncompressed_bytes = s.uncompressed_bytes.saturating_add(chunk.uncompressed_size);
             let mut any = false;
             for &(conn, count) in &chunk.message_counts {
                 *summary.message_counts.entry(conn).or_insert(0) += u64::from(count);
@@ -92,7 +86,29 @@ impl Summary {
                 summary.end_ns = Some(summary.end_ns.map_or(chunk.end_ns, |e| e.max(chunk.end_ns)));
             }
         }
-        summary.compression = stats.into_values().collect();
         summary
     }
+}
+
+/// Chunk totals per compression, ordered by compression (`none`, `bz2`, `lz4`).
+pub(crate) fn compression_stats(
+    headers: impl Iterator<Item = ChunkHeader>,
+) -> Vec<CompressionStats> {
+    let mut stats: BTreeMap<ChunkCompression, CompressionStats> = BTreeMap::new();
+    for header in headers {
+        let s = stats
+            .entry(header.compression)
+            .or_insert_with(|| CompressionStats {
+                compression: header.compression,
+                chunks: 0,
+                compressed_bytes: 0,
+                uncompressed_bytes: 0,
+            });
+        s.chunks += 1;
+        s.compressed_bytes = s.compressed_bytes.saturating_add(header.compressed_size);
+        s.uncompressed_bytes = s
+            .uncompressed_bytes
+            .saturating_add(header.uncompressed_size);
+    }
+    stats.into_values().collect()
 }

@@ -334,17 +334,18 @@ fn summaries_report_chunks_and_compression() {
     let bag = open("generated/ros_comm/ref_bz2.bag");
     let s = bag.summary();
     assert_eq!(s.chunk_count, 9);
-    assert_eq!(s.compression.len(), 1);
+    let compression = bag.compression().unwrap();
+    assert_eq!(compression.len(), 1);
     assert_eq!(
-        s.compression[0].compression,
+        compression[0].compression,
         robolog_rosbag::ChunkCompression::Bz2
     );
-    assert_eq!(s.compression[0].chunks, 9);
+    assert_eq!(compression[0].chunks, 9);
     // Uncompressed sizes of the chunks equal those of the uncompressed twin.
     let none = open("generated/ros_comm/ref_none.bag");
     assert_eq!(
-        s.compression[0].uncompressed_bytes,
-        none.summary().compression[0].uncompressed_bytes
+        compression[0].uncompressed_bytes,
+        none.compression().unwrap()[0].uncompressed_bytes
     );
     assert_eq!(s.start_ns, Some(1_600_000_000_000_000_000));
     assert_eq!(s.end_ns, Some(1_600_000_000_490_000_002));
@@ -425,13 +426,16 @@ fn encrypted_bags_are_refused_clearly() {
 }
 
 /// `Bag::problems` documents that its first entry states a missing (2.0) or damaged index; the
-/// facade relies on it to report that fact once.
+/// facade, which opens with every chunk header checked, relies on it to report that fact once.
 #[test]
 fn the_first_problem_states_an_unusable_index() {
     let mut seen = 0;
     for dir in ["bags", "bad/rosbag"] {
         for path in testdata::files_with_extension(dir, ".bag") {
-            let Ok(bag) = Bag::from_file(&path) else {
+            let opened = robolog_rosbag::OpenOptions::new()
+                .verify_chunks(true)
+                .open_file(&path);
+            let Ok(bag) = opened else {
                 continue;
             };
             let expected = match (bag.index_status(), bag.version()) {
@@ -450,4 +454,40 @@ fn the_first_problem_states_an_unusable_index() {
     }
     // dummy.bag, v20_unindexed, v20_killed and the hostile bags whose index is damaged.
     assert_eq!(seen, 9, "bags with an unusable index");
+}
+
+/// The default open reads the file header and the index section only: with every chunk record
+/// overwritten, the summary is still the index's, and the damage shows when a chunk is needed.
+/// Checking the chunk headers at open finds it at once and falls back to a scan.
+#[test]
+fn opening_reads_no_chunk_until_one_is_needed() {
+    let intact = open("generated/ros_comm/ref_none.bag");
+    let mut bytes = intact.data().to_vec();
+    let positions: Vec<usize> = intact.chunks().map(|c| c.position as usize).collect();
+    assert_eq!(positions.len(), 9);
+    // Every chunk but the last one becomes garbage.
+    let first = positions[0];
+    bytes[first..positions[8]].fill(0xAB);
+    let damaged = Bag::open(bytes.clone().into()).unwrap();
+    assert_eq!(damaged.index_status(), &IndexStatus::Used);
+    assert_eq!(damaged.summary(), intact.summary());
+    assert_eq!(damaged.chunks().count(), intact.chunks().count());
+    match damaged.compression() {
+        Err(Error::IndexDamaged { offset, .. }) => assert_eq!(offset, first as u64),
+        other => panic!("expected IndexDamaged at {first}, got {other:?}"),
+    }
+    let first_read = damaged.messages().into_iter().next().unwrap();
+    assert!(
+        matches!(first_read, Err(Error::IndexDamaged { offset, .. }) if offset == first as u64)
+    );
+
+    let verified = OpenOptions::new()
+        .verify_chunks(true)
+        .open(bytes.into())
+        .unwrap();
+    assert!(
+        matches!(verified.index_status(), IndexStatus::Damaged { offset, .. } if *offset == first as u64),
+        "{:?}",
+        verified.index_status()
+    );
 }

@@ -124,13 +124,15 @@ fn truncated_compressed_bags_give_a_prefix_and_never_panic() {
         let chunk_ends: Vec<(usize, usize)> = {
             let mut seen = 0;
             bag.chunks()
-                .map(|c| {
+                .zip(bag.chunk_headers())
+                .map(|(c, header)| {
                     seen += c
                         .message_counts
                         .iter()
                         .map(|&(_, n)| n as usize)
                         .sum::<usize>();
-                    let end = c.position as usize + 4 + 40 + 4 + c.compressed_size as usize;
+                    let compressed_size = header.unwrap().compressed_size as usize;
+                    let end = c.position as usize + 4 + 40 + 4 + compressed_size;
                     (end, seen)
                 })
                 .collect()

@@ -74,7 +74,11 @@ pub(crate) struct BagLog {
 
 impl BagLog {
     pub(crate) fn open(data: Bytes) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let bag = Bag::open(data)?;
+        // Every chunk header is checked at open, so that an index pointing anywhere but at a
+        // chunk makes the bag be read by a scan (and `info` needs the headers anyway).
+        let bag = robolog_rosbag::OpenOptions::new()
+            .verify_chunks(true)
+            .open(data)?;
         let mut builder = ChannelBuilder::default();
         let channels = bag
             .connections()
@@ -115,8 +119,11 @@ impl BagLog {
         let s = self.bag.summary();
         let chunks = (self.bag.version() == Version::V2_0).then(|| ChunkSummary {
             count: s.chunk_count,
-            compression: s
-                .compression
+            // Opening read every chunk header, so this reads nothing and cannot fail.
+            compression: self
+                .bag
+                .compression()
+                .unwrap_or_default()
                 .iter()
                 .map(|c| CompressionSummary {
                     compression: c.compression.name().to_owned(),

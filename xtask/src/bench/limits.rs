@@ -97,7 +97,8 @@ fn chunks<'a>(
     let mut out = Vec::new();
     if variant.is_bag() {
         let bag = robolog_rosbag::Bag::open(bytes.clone()).map_err(|e| e.to_string())?;
-        for info in bag.chunks() {
+        for (info, header) in bag.chunks().zip(bag.chunk_headers()) {
+            let header = header.map_err(|e| e.to_string())?;
             // CHUNK record: header length, header, data length, data.
             let pos = usize::try_from(info.position).map_err(|e| e.to_string())?;
             let u32_at = |at: usize| -> Result<usize, String> {
@@ -111,7 +112,8 @@ fn chunks<'a>(
                 data: file
                     .get(data_at + 4..data_at + 4 + data_len)
                     .ok_or("chunk out of bounds")?,
-                uncompressed: usize::try_from(info.uncompressed_size).map_err(|e| e.to_string())?,
+                uncompressed: usize::try_from(header.uncompressed_size)
+                    .map_err(|e| e.to_string())?,
             });
         }
     } else {
