@@ -432,9 +432,7 @@ fn the_first_problem_states_an_unusable_index() {
     let mut seen = 0;
     for dir in ["bags", "bad/rosbag"] {
         for path in testdata::files_with_extension(dir, ".bag") {
-            let opened = robolog_rosbag::OpenOptions::new()
-                .verify_chunks(true)
-                .open_file(&path);
+            let opened = OpenOptions::new().verify_chunks(true).open_file(&path);
             let Ok(bag) = opened else {
                 continue;
             };
