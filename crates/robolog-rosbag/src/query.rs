@@ -217,13 +217,18 @@ impl Query {
         let order = self.order;
         let job_data = Arc::clone(&data);
         let job_selection = Arc::clone(&selection);
-        let pool = BufferPool::default();
+        let pool = BufferPool::new(4);
         let job_pool = pool.clone();
+        let lists = ListPool::new(8);
+        let job_lists = lists.clone();
         let jobs = ParallelMap::new(
             chunks.into_iter(),
             threads,
             (threads * 2).max(1),
-            move |i| load_chunk(&job_data, i, &job_selection, order, job_pool.take()),
+            move |i| {
+                let recycled = (job_pool.take(), job_lists.take());
+                load_chunk(&job_data, i, &job_selection, order, recycled)
+            },
         );
         Messages {
             state: State::Chunks(Box::new(Pipeline {
@@ -235,6 +240,7 @@ impl Query {
                 free: Vec::new(),
                 current: VecDeque::new(),
                 pool,
+                lists,
                 retired: Vec::new(),
             })),
         }
@@ -305,30 +311,72 @@ struct Batch {
     decoded: Option<Bytes>,
 }
 
-/// Buffers of finished chunks, for decoding later ones without a fresh allocation.
-#[derive(Debug, Clone, Default)]
-struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
+/// Allocations of finished chunks (decode buffers, message lists) for the jobs that load later
+/// chunks: a fresh one per chunk costs its growth and its page faults, and the allocator
+/// returns large blocks to the system as soon as they are freed.
+#[derive(Debug)]
+struct Pool<T> {
+    items: Arc<Mutex<Vec<T>>>,
+    /// More would only hold memory: at most a few chunks are loaded ahead at a time.
+    keep: usize,
+}
 
-impl BufferPool {
-    /// More would only hold memory: at most this many chunks are decoded ahead at a time.
-    const KEEP: usize = 4;
+impl<T> Clone for Pool<T> {
+    fn clone(&self) -> Self {
+        Self {
+            items: Arc::clone(&self.items),
+            keep: self.keep,
+        }
+    }
+}
 
-    fn take(&self) -> Vec<u8> {
-        self.0
+impl<T: Default> Pool<T> {
+    fn new(keep: usize) -> Self {
+        Self {
+            items: Arc::new(Mutex::new(Vec::new())),
+            keep,
+        }
+    }
+
+    fn take(&self) -> T {
+        self.items
             .lock()
             .ok()
             .and_then(|mut p| p.pop())
             .unwrap_or_default()
     }
 
+    fn give(&self, item: T) {
+        if let Ok(mut items) = self.items.lock()
+            && items.len() < self.keep
+        {
+            items.push(item);
+        }
+    }
+}
+
+/// Decode buffers: at most this many chunks are decoded ahead at a time.
+type BufferPool = Pool<Vec<u8>>;
+
+impl BufferPool {
     /// Takes the chunk's buffer back when no message points into it any more.
     fn recycle(&self, decoded: Bytes) {
-        if let Ok(buffer) = decoded.try_into_mut()
-            && let Ok(mut pool) = self.0.lock()
-            && pool.len() < Self::KEEP
-        {
+        if let Ok(buffer) = decoded.try_into_mut() {
             // Not cleared: the decoder reuses the initialised length without zero-filling it.
-            pool.push(Vec::from(buffer));
+            self.give(Vec::from(buffer));
+        }
+    }
+}
+
+/// Lists of a chunk's messages, handed back empty once the caller has taken every message.
+type ListPool = Pool<Vec<Message>>;
+
+impl ListPool {
+    fn recycle(&self, list: VecDeque<Message>) {
+        let mut list = Vec::from(list);
+        list.clear();
+        if list.capacity() > 0 {
+            self.give(list);
         }
     }
 }
@@ -377,7 +425,7 @@ fn load_chunk(
     i: usize,
     selection: &Selection,
     order: Order,
-    recycled: Vec<u8>,
+    (recycled, list): (Vec<u8>, Vec<Message>),
 ) -> Result<Batch> {
     let entry = &data.chunks[i];
     let chunk = Chunk {
@@ -401,16 +449,24 @@ fn load_chunk(
             chunk.info.position,
             recycled,
         )?;
-        if let Some(messages) = walk_whole_chunk(&content, chunk, selection) {
-            return Ok(Batch {
-                chunk: chunk.info.position,
-                messages: sorted(messages, order).into(),
-                decoded: chunk.compressed().then_some(content),
-            });
-        }
-        return load_indexed_chunk(data, entry, chunk, selection, order, Ok(content));
+        let list = match walk_whole_chunk(&content, chunk, selection, list) {
+            Ok(messages) => {
+                // A walk finds the records in file order.
+                let messages = match order {
+                    Order::File => messages,
+                    Order::Time => sorted(messages, order),
+                };
+                return Ok(Batch {
+                    chunk: chunk.info.position,
+                    messages: messages.into(),
+                    decoded: chunk.compressed().then_some(content),
+                });
+            }
+            Err(list) => list,
+        };
+        return load_indexed_chunk(data, entry, chunk, selection, order, Ok(content), list);
     }
-    load_indexed_chunk(data, entry, chunk, selection, order, Err(recycled))
+    load_indexed_chunk(data, entry, chunk, selection, order, Err(recycled), list)
 }
 
 /// A chunk whose header has been read.
@@ -448,13 +504,30 @@ fn sorted(mut messages: Vec<Message>, order: Order) -> Vec<Message> {
 /// and `time` (each field is a 4-byte length, `name=` and the value: 8 + 13 + 17 bytes).
 const MIN_MESSAGE_RECORD_LEN: u64 = 8 + 8 + 13 + 17;
 
-/// Every message of a decoded chunk, in file order, when the chunk's records are all well
-/// formed and hold exactly the messages its chunk info counts per connection; `None` otherwise.
+/// Every message of a decoded chunk, in file order, appended to the empty `list`, when the
+/// chunk's records are all well formed and hold exactly the messages its chunk info counts per
+/// connection; otherwise the list back, empty.
 fn walk_whole_chunk(
     content: &Bytes,
     chunk: Chunk<'_>,
     selection: &Selection,
-) -> Option<Vec<Message>> {
+    mut list: Vec<Message>,
+) -> std::result::Result<Vec<Message>, Vec<Message>> {
+    match walk_whole_chunk_into(content, chunk, selection, &mut list) {
+        Some(()) => Ok(list),
+        None => {
+            list.clear();
+            Err(list)
+        }
+    }
+}
+
+fn walk_whole_chunk_into(
+    content: &Bytes,
+    chunk: Chunk<'_>,
+    selection: &Selection,
+    messages: &mut Vec<Message>,
+) -> Option<()> {
     let announced: u64 = chunk
         .info
         .message_counts
@@ -466,7 +539,7 @@ fn walk_whole_chunk(
     if announced > content.len() as u64 / MIN_MESSAGE_RECORD_LEN {
         return None;
     }
-    let mut messages = Vec::with_capacity(usize::try_from(announced).ok()?.min(1 << 20));
+    messages.reserve(usize::try_from(announced).ok()?.min(1 << 20));
     let mut counts: Vec<(u32, u32)> = Vec::with_capacity(chunk.info.message_counts.len());
     for record in InnerWalker::new(content) {
         let InnerRecord::Message {
@@ -492,7 +565,7 @@ fn walk_whole_chunk(
     announced.retain(|&(_, n)| n > 0);
     announced.sort_unstable();
     counts.sort_unstable();
-    (announced == counts).then_some(messages)
+    (announced == counts).then_some(())
 }
 
 fn load_indexed_chunk(
@@ -502,6 +575,7 @@ fn load_indexed_chunk(
     selection: &Selection,
     order: Order,
     decoded: std::result::Result<Bytes, Vec<u8>>,
+    mut list: Vec<Message>,
 ) -> Result<Batch> {
     let indexed = match &entry.index {
         ChunkIndex::Records { count } => {
@@ -518,7 +592,7 @@ fn load_indexed_chunk(
         // The index proves there is nothing to decompress.
         return Ok(Batch {
             chunk: chunk.info.position,
-            messages: VecDeque::new(),
+            messages: list.into(),
             decoded: None,
         });
     }
@@ -537,25 +611,24 @@ fn load_indexed_chunk(
     let make = |offset: usize, conn: u32, time: RosTime, range: std::ops::Range<usize>| {
         message_in_chunk(chunk, &content, offset, conn, time, range)
     };
-    let resolved = wanted.and_then(|entries| {
-        entries
-            .iter()
-            .map(|e| {
-                resolve_entry(&content, e)
-                    .map(|(offset, range)| make(offset, e.conn, e.time, range))
-            })
-            .collect::<Option<Vec<Message>>>()
+    let resolved = wanted.is_some_and(|entries| {
+        list.reserve(entries.len());
+        entries.iter().all(|e| {
+            resolve_entry(&content, e)
+                .map(|(offset, range)| list.push(make(offset, e.conn, e.time, range)))
+                .is_some()
+        })
     });
-    let messages = match resolved {
-        Some(messages) => messages,
+    if !resolved {
         // No usable index: walk the chunk. The scan that built the entries of unindexed bags
         // walked it already, so this is only reached when the file's index is inconsistent.
-        None => walk_chunk(&content, selection, &data.connections, &make)?,
-    };
+        list.clear();
+        walk_chunk(&content, selection, &data.connections, &make, &mut list)?;
+    }
     let owned = entry.salvaged.is_none() && chunk.compressed();
     Ok(Batch {
         chunk: chunk.info.position,
-        messages: sorted(messages, order).into(),
+        messages: sorted(list, order).into(),
         decoded: owned.then_some(content),
     })
 }
@@ -610,16 +683,16 @@ fn resolve_entry(content: &Bytes, entry: &IndexEntry) -> Option<(usize, std::ops
     }
 }
 
-/// Every wanted message of a chunk, found by walking its records. Messages on connections that
-/// no CONNECTION record defines are left out, as the scan of unindexed bags and the streaming
-/// reader leave them out: nothing could say what they are.
+/// Every wanted message of a chunk, found by walking its records, appended to `messages`.
+/// Messages on connections that no CONNECTION record defines are left out, as the scan of
+/// unindexed bags and the streaming reader leave them out: nothing could say what they are.
 fn walk_chunk(
     content: &Bytes,
     selection: &Selection,
     connections: &[Connection],
     make: &dyn Fn(usize, u32, RosTime, std::ops::Range<usize>) -> Message,
-) -> Result<Vec<Message>> {
-    let mut messages = Vec::new();
+    messages: &mut Vec<Message>,
+) -> Result<()> {
     for record in InnerWalker::new(content) {
         if let InnerRecord::Message {
             offset,
@@ -633,7 +706,7 @@ fn walk_chunk(
             messages.push(make(offset, conn, time, data));
         }
     }
-    Ok(messages)
+    Ok(())
 }
 
 /// The iterator over a query's messages.
@@ -662,6 +735,7 @@ struct Pipeline {
     /// File order: the current batch.
     current: VecDeque<Message>,
     pool: BufferPool,
+    lists: ListPool,
     /// Decoded chunks whose messages have all been handed out; recycled before the next chunk
     /// is decoded (by then the caller has usually dropped those messages).
     retired: Vec<Bytes>,
@@ -711,6 +785,7 @@ impl Pipeline {
                     Ok(batch) => {
                         if batch.messages.is_empty() {
                             self.retired.extend(batch.decoded);
+                            self.lists.recycle(batch.messages);
                             continue;
                         }
                         let slot = match self.free.pop() {
@@ -740,6 +815,7 @@ impl Pipeline {
                         None => {
                             PeekMut::pop(top);
                             self.retired.extend(batch.decoded.take());
+                            self.lists.recycle(std::mem::take(&mut batch.messages));
                             self.free.push(slot);
                         }
                     }
@@ -756,7 +832,8 @@ impl Pipeline {
             }
             match self.receive()? {
                 Ok(batch) => {
-                    self.current = batch.messages;
+                    let done = std::mem::replace(&mut self.current, batch.messages);
+                    self.lists.recycle(done);
                     self.retired.extend(batch.decoded);
                 }
                 Err(e) => return Some(Err(e)),
