@@ -301,7 +301,9 @@ impl Bag {
 
     /// Damage and oddities found while opening (empty for a healthy bag). When the index of a
     /// 2.0 bag was missing or damaged, or that of a 1.2 bag damaged, the first problem says so
-    /// (the same fact as [`Bag::index_status`]).
+    /// (the same fact as [`Bag::index_status`]). Chunk headers are not part of this unless
+    /// [`OpenOptions::verify_chunks`] was on: otherwise a damaged one is an error of the query
+    /// that reaches it.
     pub fn problems(&self) -> &[Problem] {
         &self.inner.problems
     }
