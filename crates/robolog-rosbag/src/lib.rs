@@ -5,6 +5,10 @@
 //! Messages come out as opaque bytes plus their connection's type, md5sum and definition;
 //! understanding the definitions is the job of `robolog-msg` and `robolog-ros1`.
 //!
+//! Opening an indexed 2.0 bag reads its index section only, so it takes the same time whatever
+//! the bag's size; each chunk's header is read when a query first needs that chunk
+//! ([`OpenOptions::verify_chunks`] checks them all at open instead).
+//!
 //! ```
 //! use std::io::Cursor;
 //! use robolog_rosbag::{Bag, Order, Writer};
