@@ -57,6 +57,7 @@ mod inclusive_range;
 mod length;
 mod mapped_file;
 mod parallel_map;
+mod recycle_pool;
 
 pub use atomic_file::AtomicFile;
 pub use bounded_read::{StreamError, read_exact_bounded};
@@ -75,3 +76,4 @@ pub use length::{LengthBound, check_len};
 pub use mapped_file::map_file;
 pub use mapped_file::{load_file, read_file};
 pub use parallel_map::{ParallelMap, default_threads};
+pub use recycle_pool::RecyclePool;

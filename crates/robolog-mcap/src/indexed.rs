@@ -5,9 +5,9 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BTreeSet, BinaryHeap};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use robolog_framing::{Bytes, ParallelMap, crc32, load_file};
+use robolog_framing::{Bytes, ParallelMap, RecyclePool, crc32, load_file};
 
 use crate::decode::{BufferPool, chunk_at, decode_chunk};
 use crate::draft;
@@ -339,7 +339,7 @@ impl<'r> MessageQuery<'r> {
         };
         let pool = BufferPool::default();
         let job_pool = pool.clone();
-        let lists = ListPool::default();
+        let lists = ListPool::new(LIST_POOL_MAX);
         let job_lists = lists.clone();
         let data = reader.data.clone();
         let opts = reader.opts.clone();
@@ -616,32 +616,11 @@ fn message_index_offsets(
 /// Message lists handed back by the merge for decode jobs to fill again: a list of a chunk's
 /// messages is about a third of the chunk's size, and a fresh one per chunk costs its growth,
 /// page faults and giving the memory back to the system.
-#[derive(Debug, Clone, Default)]
-struct ListPool(Arc<Mutex<Vec<Vec<MsgRef>>>>);
+type ListPool = RecyclePool<Vec<MsgRef>>;
 
 /// Lists a pool keeps: more than the chunks in flight and the cursors of a time-ordered read
 /// need at once in the usual case.
 const LIST_POOL_MAX: usize = 64;
-
-impl ListPool {
-    fn take(&self) -> Vec<MsgRef> {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|mut pool| pool.pop())
-            .unwrap_or_default()
-    }
-
-    fn give(&self, mut list: Vec<MsgRef>) {
-        list.clear();
-        if list.capacity() > 0
-            && let Ok(mut pool) = self.0.lock()
-            && pool.len() < LIST_POOL_MAX
-        {
-            pool.push(list);
-        }
-    }
-}
 
 /// The time before which (in the query's order) a chunk cannot contribute.
 fn bound_of(c: &ChunkIndex<'_>, order: Order) -> u64 {
@@ -775,7 +754,7 @@ impl MessageIter {
             if let Some(data) = cursor.data {
                 self.pool.give(data);
             }
-            self.lists.give(cursor.msgs);
+            self.lists.give_cleared(cursor.msgs);
             return;
         }
         if !cursor.loose {
@@ -912,7 +891,7 @@ impl MessageIter {
         }
         PeekMut::pop(top);
         if let Some(done) = self.cursors[cursor].take() {
-            self.lists.give(done.msgs);
+            self.lists.give_cleared(done.msgs);
             if let Some(data) = done.data {
                 if !done.loose {
                     self.cached -= data.len();
@@ -980,7 +959,7 @@ fn draft_iter(reader: &McapReader, filter: Filter, order: Order) -> MessageIter 
         heap: BinaryHeap::new(),
         cursors: Vec::new(),
         pool: BufferPool::default(),
-        lists: ListPool::default(),
+        lists: ListPool::new(LIST_POOL_MAX),
         retired: None,
         cached: 0,
         cache_limit: usize::MAX,

@@ -5,9 +5,9 @@ use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 use std::ops::RangeBounds;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use robolog_framing::{Bytes, InclusiveRange, ParallelMap, default_threads};
+use robolog_framing::{Bytes, InclusiveRange, ParallelMap, RecyclePool, default_threads};
 
 use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk};
 use crate::connection::Connection;
@@ -217,6 +217,8 @@ impl Query {
         let order = self.order;
         let job_data = Arc::clone(&data);
         let job_selection = Arc::clone(&selection);
+        // At most a few chunks are loaded ahead at a time; idle values beyond that would only
+        // hold memory.
         let pool = BufferPool::new(4);
         let job_pool = pool.clone();
         let lists = ListPool::new(8);
@@ -311,75 +313,19 @@ struct Batch {
     decoded: Option<Bytes>,
 }
 
-/// Allocations of finished chunks (decode buffers, message lists) for the jobs that load later
-/// chunks: a fresh one per chunk costs its growth and its page faults, and the allocator
-/// returns large blocks to the system as soon as they are freed.
-#[derive(Debug)]
-struct Pool<T> {
-    items: Arc<Mutex<Vec<T>>>,
-    /// More would only hold memory: at most a few chunks are loaded ahead at a time.
-    keep: usize,
-}
+/// Decode buffers of finished chunks, for the jobs that decode later ones.
+type BufferPool = RecyclePool<Vec<u8>>;
 
-impl<T> Clone for Pool<T> {
-    fn clone(&self) -> Self {
-        Self {
-            items: Arc::clone(&self.items),
-            keep: self.keep,
-        }
-    }
-}
-
-impl<T: Default> Pool<T> {
-    fn new(keep: usize) -> Self {
-        Self {
-            items: Arc::new(Mutex::new(Vec::new())),
-            keep,
-        }
-    }
-
-    fn take(&self) -> T {
-        self.items
-            .lock()
-            .ok()
-            .and_then(|mut p| p.pop())
-            .unwrap_or_default()
-    }
-
-    fn give(&self, item: T) {
-        if let Ok(mut items) = self.items.lock()
-            && items.len() < self.keep
-        {
-            items.push(item);
-        }
-    }
-}
-
-/// Decode buffers: at most this many chunks are decoded ahead at a time.
-type BufferPool = Pool<Vec<u8>>;
-
-impl BufferPool {
-    /// Takes the chunk's buffer back when no message points into it any more.
-    fn recycle(&self, decoded: Bytes) {
-        if let Ok(buffer) = decoded.try_into_mut() {
-            // Not cleared: the decoder reuses the initialised length without zero-filling it.
-            self.give(Vec::from(buffer));
-        }
+/// Takes a chunk's buffer back when no message points into it any more.
+fn recycle_buffer(pool: &BufferPool, decoded: Bytes) {
+    if let Ok(buffer) = decoded.try_into_mut() {
+        // Not cleared: the decoder reuses the initialised length without zero-filling it.
+        pool.give(Vec::from(buffer));
     }
 }
 
 /// Lists of a chunk's messages, handed back empty once the caller has taken every message.
-type ListPool = Pool<Vec<Message>>;
-
-impl ListPool {
-    fn recycle(&self, list: VecDeque<Message>) {
-        let mut list = Vec::from(list);
-        list.clear();
-        if list.capacity() > 0 {
-            self.give(list);
-        }
-    }
-}
+type ListPool = RecyclePool<Vec<Message>>;
 
 /// Reads the chunk's INDEX_DATA records, `count` of them from `start`.
 fn read_chunk_index(
@@ -761,7 +707,7 @@ fn in_chunk(m: &Message) -> u64 {
 impl Pipeline {
     fn receive(&mut self) -> Option<Result<Batch>> {
         for decoded in self.retired.drain(..) {
-            self.pool.recycle(decoded);
+            recycle_buffer(&self.pool, decoded);
         }
         self.starts.pop_front();
         self.jobs.next()
@@ -785,7 +731,7 @@ impl Pipeline {
                     Ok(batch) => {
                         if batch.messages.is_empty() {
                             self.retired.extend(batch.decoded);
-                            self.lists.recycle(batch.messages);
+                            self.lists.give_cleared(batch.messages.into());
                             continue;
                         }
                         let slot = match self.free.pop() {
@@ -815,7 +761,8 @@ impl Pipeline {
                         None => {
                             PeekMut::pop(top);
                             self.retired.extend(batch.decoded.take());
-                            self.lists.recycle(std::mem::take(&mut batch.messages));
+                            self.lists
+                                .give_cleared(std::mem::take(&mut batch.messages).into());
                             self.free.push(slot);
                         }
                     }
@@ -833,7 +780,7 @@ impl Pipeline {
             match self.receive()? {
                 Ok(batch) => {
                     let done = std::mem::replace(&mut self.current, batch.messages);
-                    self.lists.recycle(done);
+                    self.lists.give_cleared(done.into());
                     self.retired.extend(batch.decoded);
                 }
                 Err(e) => return Some(Err(e)),
