@@ -67,6 +67,15 @@ fn connection_metadata(connection: &Connection) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Opens a bag the way every facade operation does: every chunk header is checked at open, so
+/// that an index pointing anywhere but at a chunk makes the bag be read by a scan (and `info`
+/// needs the headers anyway).
+pub(crate) fn open_bag(data: Bytes) -> robolog_rosbag::Result<Bag> {
+    robolog_rosbag::OpenOptions::new()
+        .verify_chunks(true)
+        .open(data)
+}
+
 #[derive(Debug)]
 pub(crate) struct BagLog {
     bag: Bag,
@@ -74,11 +83,7 @@ pub(crate) struct BagLog {
 
 impl BagLog {
     pub(crate) fn open(data: Bytes) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        // Every chunk header is checked at open, so that an index pointing anywhere but at a
-        // chunk makes the bag be read by a scan (and `info` needs the headers anyway).
-        let bag = robolog_rosbag::OpenOptions::new()
-            .verify_chunks(true)
-            .open(data)?;
+        let bag = open_bag(data)?;
         let mut builder = ChannelBuilder::default();
         let channels = bag
             .connections()

@@ -78,13 +78,10 @@ fn fatal(offset: Option<u64>, error: impl std::fmt::Display) -> Problem {
 
 #[cfg(feature = "rosbag")]
 fn check_bag(data: Bytes) -> (u64, Vec<Problem>) {
-    use crate::bag_log::bag_problem;
+    use crate::bag_log::{bag_problem, open_bag};
     use robolog_rosbag::{IndexStatus, Order};
 
-    let bag = match robolog_rosbag::OpenOptions::new()
-        .verify_chunks(true)
-        .open(data)
-    {
+    let bag = match open_bag(data) {
         Ok(bag) => bag,
         Err(e) => return (0, vec![fatal(e.offset(), &e)]),
     };
