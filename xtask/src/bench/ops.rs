@@ -310,8 +310,10 @@ fn ours_bag(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
                     .topics([cx.workload.query.topic])
                     .time_range(start..end);
             }
-            for m in query {
-                c.take(&m?.data);
+            // Borrowed, as the `rosbag` crate hands out its messages.
+            let mut messages = query.iter();
+            while let Some(m) = messages.next_ref() {
+                c.take(m?.data);
             }
         }
         Op::Info => {
