@@ -1,5 +1,6 @@
 //! robolog-mcap: the indexed reader (footer, summary, chunk and message indexes, or the scan
-//! fallback) in every order, with topic and time filters, plus attachments and metadata.
+//! fallback) in every order (lent and iterated, which must agree), with topic and time filters,
+//! plus attachments and metadata.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,13 +20,34 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = reader.is_draft();
     for order in [Order::LogTime, Order::ReverseLogTime, Order::File] {
-        if let Ok(messages) = reader.messages().order(order).iter() {
-            for message in messages {
-                if message.is_err() {
-                    break;
-                }
+        // Lending and iterating must agree, up to and including the first error.
+        let query = reader.messages().order(order);
+        let (Ok(iterated), Ok(mut lending)) = (query.clone().iter(), query.iter()) else {
+            continue;
+        };
+        let mut want = Vec::new();
+        for m in iterated {
+            let stop = m.is_err();
+            want.push(
+                m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
+                    .map_err(|e| e.to_string()),
+            );
+            if stop {
+                break;
             }
         }
+        let mut got = Vec::new();
+        while let Some(m) = lending.next_ref() {
+            let stop = m.is_err();
+            got.push(
+                m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
+                    .map_err(|e| e.to_string()),
+            );
+            if stop {
+                break;
+            }
+        }
+        assert_eq!(got, want);
     }
     let topic = reader
         .summary()

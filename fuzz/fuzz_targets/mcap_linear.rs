@@ -1,5 +1,5 @@
 //! robolog-mcap: the linear reader (over bytes) and the streaming reader (over `Read`), records
-//! and messages, with every CRC check on.
+//! and messages (lent and iterated, which must agree), with every CRC check on.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -21,11 +21,31 @@ fuzz_target!(|data: &[u8]| {
             break;
         }
     }
-    for message in LinearReader::with_options(input, options.clone()).into_messages() {
-        if message.is_err() {
+    // Lending and iterating must agree, up to and including the first error.
+    let mut want = Vec::new();
+    for m in LinearReader::with_options(input.clone(), options.clone()).into_messages() {
+        let stop = m.is_err();
+        want.push(
+            m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
+                .map_err(|e| e.to_string()),
+        );
+        if stop {
             break;
         }
     }
+    let mut got = Vec::new();
+    let mut lending = LinearReader::with_options(input, options.clone()).into_messages();
+    while let Some(m) = lending.next_ref() {
+        let stop = m.is_err();
+        got.push(
+            m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
+                .map_err(|e| e.to_string()),
+        );
+        if stop {
+            break;
+        }
+    }
+    assert_eq!(got, want);
     let mut stream = StreamReader::with_options(data, options);
     while let Some(record) = stream.next_record() {
         if record.is_err() {

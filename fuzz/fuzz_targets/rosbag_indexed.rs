@@ -1,5 +1,6 @@
 //! robolog-rosbag: open a bag from memory (index, or the scan fallback), with chunk headers read
-//! lazily or checked at open, and read every message in time order and in file order, and
+//! lazily or checked at open, and read every message in time order and in file order (lent and
+//! iterated, which must agree), and
 //! through a topic and time filter. A query goes on after a damaged chunk, so errors do not end
 //! the reads.
 #![no_main]
@@ -23,7 +24,25 @@ fuzz_target!(|data: &[u8]| {
         let _ = bag.chunks().count();
         let _ = bag.compression();
         for order in [Order::Time, Order::File] {
-            bag.messages().order(order).threads(0).into_iter().for_each(drop);
+            // Lending and iterating must agree, errors included.
+            let query = bag.messages().order(order).threads(0);
+            let iterated: Vec<_> = query
+                .clone()
+                .into_iter()
+                .map(|m| {
+                    m.map(|m| (m.conn, m.time_ns, m.data.to_vec(), m.position))
+                        .map_err(|e| e.to_string())
+                })
+                .collect();
+            let mut messages = query.iter();
+            let mut lent = Vec::new();
+            while let Some(m) = messages.next_ref() {
+                lent.push(
+                    m.map(|m| (m.conn, m.time_ns, m.data.to_vec(), m.position))
+                        .map_err(|e| e.to_string()),
+                );
+            }
+            assert_eq!(lent, iterated);
         }
         if let Some(first) = bag.connections().first() {
             let topic = first.topic.clone();

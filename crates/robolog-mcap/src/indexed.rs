@@ -17,7 +17,7 @@ use crate::message::OwnedMessage;
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{attachment_crc_span, message_fast, parse_record};
 use crate::records::{
-    Attachment, AttachmentIndex, ChunkIndex, Metadata, MetadataIndex, Record, op,
+    Attachment, AttachmentIndex, ChunkIndex, Message, Metadata, MetadataIndex, Record, op,
 };
 use crate::summary::{self, Summary, SummarySource};
 
@@ -863,7 +863,9 @@ impl MessageIter {
         }
     }
 
-    fn pop(&mut self) -> Option<Result<OwnedMessage>> {
+    /// Takes the heap's next message: its entry, and the cursor it came from, or `None` when
+    /// that cursor has finished (its buffer then waits in `retired` until the next call).
+    fn pop(&mut self) -> Option<Result<(MsgRef, Option<usize>)>> {
         let cursor = self.heap.peek()?.key.cursor;
         if let Err(e) = self.reload(cursor) {
             return Some(Err(e));
@@ -876,18 +878,11 @@ impl MessageIter {
         let c = self.cursors.get_mut(cursor)?.as_mut()?;
         let m = *c.msgs.get(c.next)?;
         c.next += 1;
-        let message = OwnedMessage {
-            channel_id: m.channel_id,
-            sequence: m.sequence,
-            log_time: m.log_time,
-            publish_time: m.publish_time,
-            data: c.data.as_ref()?.slice(m.data_start..m.data_end),
-        };
         if c.next < c.msgs.len()
             && let Some(next) = entry_of(&self.cursors, self.order, cursor)
         {
             *top = next;
-            return Some(Ok(message));
+            return Some(Ok((m, Some(cursor))));
         }
         PeekMut::pop(top);
         if let Some(done) = self.cursors[cursor].take() {
@@ -901,14 +896,12 @@ impl MessageIter {
                 }
             }
         }
-        Some(Ok(message))
+        Some(Ok((m, None)))
     }
-}
 
-impl Iterator for MessageIter {
-    type Item = Result<OwnedMessage>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The next message's entry and where its data is, after recycling the buffer the previous
+    /// call finished with.
+    fn advance(&mut self) -> Option<Result<(MsgRef, Option<usize>)>> {
         if self.failed {
             return None;
         }
@@ -928,6 +921,61 @@ impl Iterator for MessageIter {
             self.failed = true;
         }
         result
+    }
+
+    /// The buffer holding the data of a message that [`MessageIter::pop`] took from `cursor`.
+    fn buffer(&self, cursor: Option<usize>) -> Option<&Bytes> {
+        match cursor {
+            Some(c) => self.cursors.get(c)?.as_ref()?.data.as_ref(),
+            None => self.retired.as_ref(),
+        }
+    }
+
+    /// Lends the next message: like [`Iterator::next`], but the message's data is borrowed from
+    /// its chunk until the next call, which saves a reference count per message when each one
+    /// is only looked at once.
+    ///
+    /// ```no_run
+    /// use robolog_mcap::McapReader;
+    /// let reader = McapReader::from_file("recording.mcap")?;
+    /// let mut messages = reader.messages().iter()?;
+    /// let mut bytes = 0;
+    /// while let Some(message) = messages.next_ref() {
+    ///     bytes += message?.data.len();
+    /// }
+    /// # Ok::<(), robolog_mcap::McapError>(())
+    /// ```
+    pub fn next_ref(&mut self) -> Option<Result<Message<'_>>> {
+        let (m, cursor) = match self.advance()? {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        let data = self.buffer(cursor)?.get(m.data_start..m.data_end)?;
+        Some(Ok(Message {
+            channel_id: m.channel_id,
+            sequence: m.sequence,
+            log_time: m.log_time,
+            publish_time: m.publish_time,
+            data,
+        }))
+    }
+}
+
+impl Iterator for MessageIter {
+    type Item = Result<OwnedMessage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (m, cursor) = match self.advance()? {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(OwnedMessage {
+            channel_id: m.channel_id,
+            sequence: m.sequence,
+            log_time: m.log_time,
+            publish_time: m.publish_time,
+            data: self.buffer(cursor)?.slice(m.data_start..m.data_end),
+        }))
     }
 }
 

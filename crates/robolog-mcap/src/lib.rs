@@ -16,6 +16,10 @@
 //! - [`recover`]: a valid, indexed file from a truncated, damaged or draft-layout one, with a
 //!   [`Report`] of what was kept and lost.
 //!
+//! Both message iterators hand out [`OwnedMessage`]s that share their chunk's bytes; their
+//! `next_ref` ([`LinearMessages::next_ref`], [`MessageIter::next_ref`]) lends each [`Message`]
+//! until the next call instead, the cheapest way to look at every message once.
+//!
 //! ```
 //! use robolog_mcap::{Bytes, McapReader, Message, Order, Severity, WriteOptions, Writer, check};
 //!

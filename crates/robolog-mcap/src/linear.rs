@@ -9,7 +9,7 @@ use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{message_fast, parse_record, verify_attachment_crc};
-use crate::records::{FOOTER_RECORD_LEN, MAGIC, Record, op, record_name};
+use crate::records::{FOOTER_RECORD_LEN, MAGIC, Message, Record, op, record_name};
 
 /// Where the next record sits.
 #[derive(Debug, Clone, Copy)]
@@ -509,44 +509,110 @@ pub struct LinearMessages {
     reader: LinearReader,
 }
 
+impl LinearReader {
+    /// Moves to the next Message record, checking and skipping the records before it.
+    fn advance_to_message(&mut self) -> Option<Result<Slot>> {
+        loop {
+            let slot = match self.advance()? {
+                Ok(slot) => slot,
+                Err(e) => return Some(Err(e)),
+            };
+            let is_message = if self.draft {
+                match draft::parse_record(
+                    slot.opcode,
+                    self.slot_bytes(&slot),
+                    slot.offset,
+                    slot.part,
+                ) {
+                    Ok(Some(Record::Message(_))) => true,
+                    Ok(_) => false,
+                    Err(e) => return Some(Err(e)),
+                }
+            } else {
+                slot.opcode == op::MESSAGE
+            };
+            if is_message {
+                return Some(Ok(slot));
+            }
+        }
+    }
+
+    /// The message [`LinearReader::advance_to_message`] found, and the buffer it lies in when it
+    /// can be shared (draft messages are parsed from two records and cannot).
+    fn message_at(&self, slot: &Slot) -> Result<(Option<&Bytes>, Message<'_>)> {
+        if self.draft {
+            return match draft::parse_record(
+                slot.opcode,
+                self.slot_bytes(slot),
+                slot.offset,
+                slot.part,
+            )? {
+                Some(Record::Message(m)) => Ok((None, m)),
+                _ => Err(McapError::invalid(
+                    slot.offset,
+                    "Message",
+                    "not a message record",
+                )),
+            };
+        }
+        let source = if slot.in_chunk {
+            match &self.chunk {
+                Some(c) => &c.data,
+                None => return Err(McapError::invalid(slot.offset, "Chunk", "no chunk is open")),
+            }
+        } else {
+            &self.data
+        };
+        match message_fast(&source[slot.start..slot.end]) {
+            Some(m) => Ok((Some(source), m)),
+            None => Err(McapError::invalid(
+                slot.offset,
+                "Message",
+                "content shorter than the 22-byte message header",
+            )),
+        }
+    }
+}
+
+impl LinearMessages {
+    /// Lends the next message: like [`Iterator::next`], but the message's data is borrowed
+    /// until the next call, which saves a reference count per message (and, in draft files, a
+    /// copy) when each one is only looked at once.
+    ///
+    /// ```no_run
+    /// use robolog_mcap::{Bytes, LinearReader};
+    /// let file = Bytes::from(std::fs::read("recording.mcap")?);
+    /// let mut messages = LinearReader::new(file).into_messages();
+    /// let mut bytes = 0;
+    /// while let Some(message) = messages.next_ref() {
+    ///     bytes += message?.data.len();
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn next_ref(&mut self) -> Option<Result<Message<'_>>> {
+        let slot = match self.reader.advance_to_message()? {
+            Ok(slot) => slot,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.reader.message_at(&slot).map(|(_, m)| m))
+    }
+}
+
 impl Iterator for LinearMessages {
     type Item = Result<OwnedMessage>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.reader.draft {
-            loop {
-                match self.reader.next_record()? {
-                    Ok(Record::Message(m)) => return Some(Ok(OwnedMessage::copied(&m))),
-                    Ok(_) => continue,
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-        }
-        loop {
-            let slot = match self.reader.advance()? {
-                Ok(slot) => slot,
-                Err(e) => return Some(Err(e)),
-            };
-            if slot.opcode != op::MESSAGE {
-                continue;
-            }
-            let source = if slot.in_chunk {
-                match &self.reader.chunk {
-                    Some(c) => &c.data,
-                    None => return None,
-                }
-            } else {
-                &self.reader.data
-            };
-            let content = &source[slot.start..slot.end];
-            return Some(match message_fast(content) {
-                Some(m) => Ok(OwnedMessage::sliced(source, &m)),
-                None => Err(McapError::invalid(
-                    slot.offset,
-                    "Message",
-                    "content shorter than the 22-byte message header",
-                )),
-            });
-        }
+        let slot = match self.reader.advance_to_message()? {
+            Ok(slot) => slot,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(
+            self.reader
+                .message_at(&slot)
+                .map(|(source, m)| match source {
+                    Some(source) => OwnedMessage::sliced(source, &m),
+                    None => OwnedMessage::copied(&m),
+                }),
+        )
     }
 }

@@ -169,6 +169,52 @@ fn draft_files_are_detected_and_read_linearly() {
     }
 }
 
+/// Every field of a message, owned.
+fn fields(m: &robolog_mcap::Message<'_>) -> (u16, u32, u64, u64, Vec<u8>) {
+    (
+        m.channel_id,
+        m.sequence,
+        m.log_time,
+        m.publish_time,
+        m.data.to_vec(),
+    )
+}
+
+#[test]
+fn draft_messages_are_lent_as_they_are_iterated() {
+    for (name, data) in variants() {
+        let data = Bytes::from(data);
+        let iterated: Vec<_> = LinearReader::new(data.clone())
+            .into_messages()
+            .map(|m| fields(&m.unwrap_or_else(|e| panic!("{name}: {e}")).as_record()))
+            .collect();
+        assert_eq!(iterated.len(), 50, "{name}");
+        let mut messages = LinearReader::new(data.clone()).into_messages();
+        let mut lent = Vec::new();
+        while let Some(m) = messages.next_ref() {
+            lent.push(fields(&m.unwrap_or_else(|e| panic!("{name}: {e}"))));
+        }
+        assert_eq!(lent, iterated, "{name}: linear");
+        let reader = McapReader::open(data).unwrap();
+        for order in [Order::LogTime, Order::ReverseLogTime, Order::File] {
+            let query = reader.messages().order(order);
+            let iterated: Vec<_> = query
+                .clone()
+                .iter()
+                .unwrap()
+                .map(|m| fields(&m.unwrap().as_record()))
+                .collect();
+            assert_eq!(iterated.len(), 50, "{name} {order:?}");
+            let mut messages = query.iter().unwrap();
+            let mut lent = Vec::new();
+            while let Some(m) = messages.next_ref() {
+                lent.push(fields(&m.unwrap()));
+            }
+            assert_eq!(lent, iterated, "{name}: indexed {order:?}");
+        }
+    }
+}
+
 #[test]
 fn streams_read_draft_files_when_told() {
     for (name, data) in variants() {

@@ -103,7 +103,8 @@ fn read(
     if let Some((start, end)) = range {
         query = query.time_range(start, end);
     }
-    query
+    let iterated: Vec<(u64, u32, Vec<u8>)> = query
+        .clone()
         .iter()
         .unwrap()
         .map(|m| {
@@ -114,9 +115,18 @@ fn read(
                 "payload of {}",
                 m.sequence
             );
-            (m.log_time, m.sequence)
+            (m.log_time, m.sequence, m.data.to_vec())
         })
-        .collect()
+        .collect();
+    // Lending gives the same messages with the same payloads.
+    let mut lent = Vec::new();
+    let mut messages = query.iter().unwrap();
+    while let Some(m) = messages.next_ref() {
+        let m = m.unwrap();
+        lent.push((m.log_time, m.sequence, m.data.to_vec()));
+    }
+    assert!(lent == iterated, "lent and iterated messages differ");
+    iterated.into_iter().map(|(t, s, _)| (t, s)).collect()
 }
 
 #[test]

@@ -2,8 +2,10 @@
 //! a minimal full read for profilers (`valgrind --tool=callgrind`, `perf`).
 //!
 //! ```text
-//! cargo run --release -p robolog-rosbag --example read_all -- <bag> [time|file] [repeats] [threads]
+//! cargo run --release -p robolog-rosbag --example read_all -- <bag> [time|file] [repeats] [threads] [iter|lend]
 //! ```
+//!
+//! `lend` reads with `Messages::next_ref` instead of iterating.
 
 #![allow(clippy::print_stdout)]
 
@@ -13,7 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .ok_or("usage: read_all <bag> [time|file] [repeats] [threads]")?;
+        .ok_or("usage: read_all <bag> [time|file] [repeats] [threads] [iter|lend]")?;
     let order = match args.next().as_deref() {
         None | Some("time") => Order::Time,
         Some("file") => Order::File,
@@ -21,6 +23,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let repeats: usize = args.next().map_or(Ok(1), |s| s.parse())?;
     let threads: Option<usize> = args.next().map(|s| s.parse()).transpose()?;
+    let lend = match args.next().as_deref() {
+        None | Some("iter") => false,
+        Some("lend") => true,
+        Some(other) => return Err(format!("unknown mode {other}").into()),
+    };
     let (mut count, mut bytes) = (0usize, 0usize);
     // With ROBOLOG_OPEN_ONCE set, the file is mapped and opened once (no page faults after the
     // first round), to tell the reader's own cost from the operating system's.
@@ -37,10 +44,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(threads) = threads {
             query = query.threads(threads);
         }
-        for message in query {
-            let message = message?;
-            count += 1;
-            bytes += message.data.len();
+        if lend {
+            let mut messages = query.iter();
+            while let Some(message) = messages.next_ref() {
+                count += 1;
+                bytes += message?.data.len();
+            }
+        } else {
+            for message in query {
+                let message = message?;
+                count += 1;
+                bytes += message.data.len();
+            }
         }
     }
     println!("{count} messages, {bytes} bytes");

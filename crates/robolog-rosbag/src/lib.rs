@@ -9,6 +9,10 @@
 //! the bag's size; each chunk's header is read when a query first needs that chunk
 //! ([`OpenOptions::verify_chunks`] checks them all at open instead).
 //!
+//! A query's [`Messages`] iterate as [`Message`]s, which share their chunk's bytes and may be
+//! kept; [`Messages::next_ref`] lends them one at a time instead, which is the fastest way to
+//! look at every message once. Upcoming chunks are decompressed, or walked, on worker threads.
+//!
 //! ```
 //! use std::io::Cursor;
 //! use robolog_rosbag::{Bag, Order, Writer};
@@ -58,7 +62,7 @@ pub use error::{Error, RecordKind, Result};
 pub use format::version::Version;
 pub use open::{Bag, IndexStatus, OpenOptions};
 pub use problem::{Problem, Severity};
-pub use query::{Message, Messages, Order, Position, Query};
+pub use query::{Message, MessageRef, Messages, Order, Position, Query};
 pub use reindex::{ReindexMode, ReindexOptions, ReindexReport, reindex, reindex_file};
 pub use robolog_framing::Bytes;
 pub use stream::{StreamOptions, StreamReader, StreamReport};

@@ -89,9 +89,10 @@ impl OpenOptions {
         self
     }
 
-    /// The largest uncompressed chunk accepted (a guard against hostile size fields).
+    /// The largest uncompressed chunk accepted (a guard against hostile size fields). At most
+    /// `u32::MAX`, the largest size a CHUNK header can state; larger values mean that.
     pub fn max_chunk_size(mut self, bytes: usize) -> Self {
-        self.max_chunk_size = bytes;
+        self.max_chunk_size = bytes.min(u32::MAX as usize);
         self
     }
 

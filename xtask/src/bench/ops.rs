@@ -3,7 +3,8 @@
 //! writing).
 //!
 //! Every operation consumes each message the way a light consumer would: it counts it, adds its
-//! length and reads its first byte. Both sides must report the same counts.
+//! length and reads its first byte. Both sides must report the same counts. Reads use each
+//! crate's borrowing API (robolog's `next_ref`), since each message is looked at once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -142,8 +143,10 @@ fn ours_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
     let mut c = Consumer::default();
     match op {
         Op::ReadFile => {
-            for m in LinearReader::new(load_file(cx.input)?).into_messages() {
-                c.take(&m?.data);
+            // Borrowed, as the `mcap` crate lends its messages.
+            let mut messages = LinearReader::new(load_file(cx.input)?).into_messages();
+            while let Some(m) = messages.next_ref() {
+                c.take(m?.data);
             }
         }
         Op::ReadTime | Op::Query => {
@@ -155,8 +158,9 @@ fn ours_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
                     .topics([cx.workload.query.topic])
                     .time_range(start, end);
             }
-            for m in query.iter()? {
-                c.take(&m?.data);
+            let mut messages = query.iter()?;
+            while let Some(m) = messages.next_ref() {
+                c.take(m?.data);
             }
         }
         Op::Info => {
@@ -310,8 +314,10 @@ fn ours_bag(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
                     .topics([cx.workload.query.topic])
                     .time_range(start..end);
             }
-            for m in query {
-                c.take(&m?.data);
+            // Borrowed, as the `rosbag` crate hands out its messages.
+            let mut messages = query.iter();
+            while let Some(m) = messages.next_ref() {
+                c.take(m?.data);
             }
         }
         Op::Info => {
