@@ -20,7 +20,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = reader.is_draft();
     for order in [Order::LogTime, Order::ReverseLogTime, Order::File] {
-        // Lending and iterating must agree, up to and including the first error.
+        // Lending and iterating must agree, up to and including the first error (whose text can
+        // differ: a corrupt zstd frame fails differently in a recycled, larger buffer).
         let query = reader.messages().order(order);
         let (Ok(iterated), Ok(mut lending)) = (query.clone().iter(), query.iter()) else {
             continue;
@@ -30,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
             let stop = m.is_err();
             want.push(
                 m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
-                    .map_err(|e| e.to_string()),
+                    .map_err(|_| ()),
             );
             if stop {
                 break;
@@ -41,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
             let stop = m.is_err();
             got.push(
                 m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
-                    .map_err(|e| e.to_string()),
+                    .map_err(|_| ()),
             );
             if stop {
                 break;

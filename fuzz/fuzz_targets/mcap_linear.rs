@@ -21,13 +21,14 @@ fuzz_target!(|data: &[u8]| {
             break;
         }
     }
-    // Lending and iterating must agree, up to and including the first error.
+    // Lending and iterating must agree, up to and including the first error (whose text can
+    // differ: a corrupt zstd frame fails differently in a recycled, larger buffer).
     let mut want = Vec::new();
     for m in LinearReader::with_options(input.clone(), options.clone()).into_messages() {
         let stop = m.is_err();
         want.push(
             m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
-                .map_err(|e| e.to_string()),
+                .map_err(|_| ()),
         );
         if stop {
             break;
@@ -39,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         let stop = m.is_err();
         got.push(
             m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
-                .map_err(|e| e.to_string()),
+                .map_err(|_| ()),
         );
         if stop {
             break;

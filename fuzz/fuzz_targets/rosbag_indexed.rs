@@ -24,14 +24,15 @@ fuzz_target!(|data: &[u8]| {
         let _ = bag.chunks().count();
         let _ = bag.compression();
         for order in [Order::Time, Order::File] {
-            // Lending and iterating must agree, errors included.
+            // Lending and iterating must agree, errors included (not their text: a corrupt chunk
+            // can fail differently in a recycled, larger buffer).
             let query = bag.messages().order(order).threads(0);
             let iterated: Vec<_> = query
                 .clone()
                 .into_iter()
                 .map(|m| {
                     m.map(|m| (m.conn, m.time_ns, m.data.to_vec(), m.position))
-                        .map_err(|e| e.to_string())
+                        .map_err(|_| ())
                 })
                 .collect();
             let mut messages = query.iter();
@@ -39,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
             while let Some(m) = messages.next_ref() {
                 lent.push(
                     m.map(|m| (m.conn, m.time_ns, m.data.to_vec(), m.position))
-                        .map_err(|e| e.to_string()),
+                        .map_err(|_| ()),
                 );
             }
             assert_eq!(lent, iterated);
