@@ -537,24 +537,8 @@ impl LinearReader {
         }
     }
 
-    /// The message [`LinearReader::advance_to_message`] found, and the buffer it lies in when it
-    /// can be shared (draft messages are parsed from two records and cannot).
-    fn message_at(&self, slot: &Slot) -> Result<(Option<&Bytes>, Message<'_>)> {
-        if self.draft {
-            return match draft::parse_record(
-                slot.opcode,
-                self.slot_bytes(slot),
-                slot.offset,
-                slot.part,
-            )? {
-                Some(Record::Message(m)) => Ok((None, m)),
-                _ => Err(McapError::invalid(
-                    slot.offset,
-                    "Message",
-                    "not a message record",
-                )),
-            };
-        }
+    /// The message [`LinearReader::advance_to_message`] found, and the buffer it lies in.
+    fn message_at(&self, slot: &Slot) -> Result<(&Bytes, Message<'_>)> {
         let source = if slot.in_chunk {
             match &self.chunk {
                 Some(c) => &c.data,
@@ -563,8 +547,19 @@ impl LinearReader {
         } else {
             &self.data
         };
-        match message_fast(&source[slot.start..slot.end]) {
-            Some(m) => Ok((Some(source), m)),
+        let content = &source[slot.start..slot.end];
+        if self.draft {
+            return match draft::parse_record(slot.opcode, content, slot.offset, slot.part)? {
+                Some(Record::Message(m)) => Ok((source, m)),
+                _ => Err(McapError::invalid(
+                    slot.offset,
+                    "Message",
+                    "not a message record",
+                )),
+            };
+        }
+        match message_fast(content) {
+            Some(m) => Ok((source, m)),
             None => Err(McapError::invalid(
                 slot.offset,
                 "Message",
@@ -576,8 +571,8 @@ impl LinearReader {
 
 impl LinearMessages {
     /// Lends the next message: like [`Iterator::next`], but the message's data is borrowed
-    /// until the next call, which saves a reference count per message (and, in draft files, a
-    /// copy) when each one is only looked at once.
+    /// until the next call, which saves a reference count per message when each one is only
+    /// looked at once.
     ///
     /// ```no_run
     /// use robolog_mcap::{Bytes, LinearReader};
@@ -609,10 +604,7 @@ impl Iterator for LinearMessages {
         Some(
             self.reader
                 .message_at(&slot)
-                .map(|(source, m)| match source {
-                    Some(source) => OwnedMessage::sliced(source, &m),
-                    None => OwnedMessage::copied(&m),
-                }),
+                .map(|(source, m)| OwnedMessage::sliced(source, &m)),
         )
     }
 }

@@ -33,17 +33,6 @@ impl OwnedMessage {
         }
     }
 
-    /// `m` with its data copied.
-    pub(crate) fn copied(m: &Message<'_>) -> Self {
-        Self {
-            channel_id: m.channel_id,
-            sequence: m.sequence,
-            log_time: m.log_time,
-            publish_time: m.publish_time,
-            data: Bytes::copy_from_slice(m.data),
-        }
-    }
-
     /// The message as a borrowed record (to hand to a writer, say).
     pub fn as_record(&self) -> Message<'_> {
         Message {
