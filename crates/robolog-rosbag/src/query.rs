@@ -768,12 +768,13 @@ struct Pipeline {
     order: Order,
     /// Time order: the next entry of each open batch, keyed by (time, chunk, offset, slot).
     heap: BinaryHeap<Reverse<(u64, u64, u32, usize)>>,
-    /// Open batches; in file order only the first is used.
+    /// Open batches; in file order only the first is used (and retired when it runs out, on
+    /// the call after its last message).
     batches: Vec<Batch>,
     /// Slots of `batches` free for the next batch.
     free: Vec<usize>,
-    /// The slot whose last entry was handed out: its batch stays until the next call, because
-    /// [`Messages::next_ref`] lends from it.
+    /// Time order: the slot whose last entry was handed out. Its batch stays until the next
+    /// call, because [`Messages::next_ref`] lends from it.
     finished: Option<usize>,
     pool: BufferPool,
     lists: ListPool,
@@ -822,14 +823,26 @@ impl Pipeline {
         }
     }
 
+    /// In file order, the current batch's next entry: the path of almost every message, kept
+    /// small enough to inline. (A batch that runs out is retired by the next call's
+    /// [`Pipeline::advance`], after the caller is done with the message lent from it.)
+    #[inline]
+    fn next_in_current_batch(&mut self) -> Option<Entry> {
+        if self.order != Order::File {
+            return None;
+        }
+        let batch = self.batches.first_mut()?;
+        let e = *batch.entries.get(batch.cursor)?;
+        batch.cursor += 1;
+        Some(e)
+    }
+
     /// The slot and entry of the next message.
     fn advance(&mut self) -> Option<Result<(usize, Entry)>> {
         if let Some(slot) = self.finished.take() {
             let done = std::mem::replace(&mut self.batches[slot], Batch::empty());
             self.retire(done);
-            if self.order == Order::Time {
-                self.free.push(slot);
-            }
+            self.free.push(slot);
         }
         match self.order {
             Order::Time => self.next_by_time(),
@@ -877,18 +890,13 @@ impl Pipeline {
 
     fn next_in_file_order(&mut self) -> Option<Result<(usize, Entry)>> {
         loop {
-            if let Some(batch) = self.batches.first_mut() {
-                if let Some(&e) = batch.head() {
-                    batch.cursor += 1;
-                    if batch.head().is_none() {
-                        self.finished = Some(0);
-                    }
-                    return Some(Ok((0, e)));
-                }
-                // Only an empty batch gets here: one that ran out is retired by `advance`.
-                if let Some(done) = self.batches.pop() {
-                    self.retire(done);
-                }
+            if let Some(e) = self.next_in_current_batch() {
+                return Some(Ok((0, e)));
+            }
+            // The current batch has run out, and the caller is done with the message lent from
+            // it: give it back.
+            if let Some(done) = self.batches.pop() {
+                self.retire(done);
             }
             match self.receive()? {
                 Ok(batch) => self.batches.push(batch),
@@ -923,11 +931,16 @@ impl Messages {
                     position: m.position,
                 }))
             }
-            State::Chunks(pipeline) => Some(
-                pipeline
-                    .advance()?
-                    .map(|(slot, e)| pipeline.batches[slot].message_ref(&e)),
-            ),
+            State::Chunks(pipeline) => {
+                if let Some(e) = pipeline.next_in_current_batch() {
+                    return Some(Ok(pipeline.batches[0].message_ref(&e)));
+                }
+                Some(
+                    pipeline
+                        .advance()?
+                        .map(|(slot, e)| pipeline.batches[slot].message_ref(&e)),
+                )
+            }
         }
     }
 }
@@ -938,11 +951,16 @@ impl Iterator for Messages {
     fn next(&mut self) -> Option<Result<Message>> {
         match &mut self.state {
             State::Ready { messages, .. } => messages.pop_front().map(Ok),
-            State::Chunks(pipeline) => Some(
-                pipeline
-                    .advance()?
-                    .map(|(slot, e)| pipeline.batches[slot].message(&e)),
-            ),
+            State::Chunks(pipeline) => {
+                if let Some(e) = pipeline.next_in_current_batch() {
+                    return Some(Ok(pipeline.batches[0].message(&e)));
+                }
+                Some(
+                    pipeline
+                        .advance()?
+                        .map(|(slot, e)| pipeline.batches[slot].message(&e)),
+                )
+            }
         }
     }
 }
