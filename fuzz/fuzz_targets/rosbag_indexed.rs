@@ -1,8 +1,7 @@
 //! robolog-rosbag: open a bag from memory (index, or the scan fallback), with chunk headers read
 //! lazily or checked at open, and read every message in time order and in file order (lent and
-//! iterated, which must agree), and
-//! through a topic and time filter. A query goes on after a damaged chunk, so errors do not end
-//! the reads.
+//! iterated, which must agree), and through a topic and time filter. A query goes on after a
+//! damaged chunk, so errors do not end the reads.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
