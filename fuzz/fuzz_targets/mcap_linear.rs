@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use robolog_framing::Bytes;
-use robolog_fuzz::CHUNK_LIMIT;
+use robolog_fuzz::{CHUNK_LIMIT, mcap_fields, up_to_first_error};
 use robolog_mcap::{LinearReader, ReadOptions, StreamReader};
 
 fuzz_target!(|data: &[u8]| {
@@ -21,31 +21,16 @@ fuzz_target!(|data: &[u8]| {
             break;
         }
     }
-    // Lending and iterating must agree, up to and including the first error (whose text can
-    // differ: a corrupt zstd frame fails differently in a recycled, larger buffer).
-    let mut want = Vec::new();
-    for m in LinearReader::with_options(input.clone(), options.clone()).into_messages() {
-        let stop = m.is_err();
-        want.push(
-            m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
-                .map_err(|_| ()),
-        );
-        if stop {
-            break;
-        }
-    }
-    let mut got = Vec::new();
+    // Lending and iterating must agree, up to and including the first error.
+    let want = up_to_first_error(
+        LinearReader::with_options(input.clone(), options.clone())
+            .into_messages()
+            .map(|m| m.map(|m| mcap_fields(&m.as_record()))),
+    );
     let mut lending = LinearReader::with_options(input, options.clone()).into_messages();
-    while let Some(m) = lending.next_ref() {
-        let stop = m.is_err();
-        got.push(
-            m.map(|m| (m.channel_id, m.sequence, m.log_time, m.data.to_vec()))
-                .map_err(|_| ()),
-        );
-        if stop {
-            break;
-        }
-    }
+    let got = up_to_first_error(std::iter::from_fn(|| {
+        lending.next_ref().map(|m| m.map(|m| mcap_fields(&m)))
+    }));
     assert_eq!(got, want);
     let mut stream = StreamReader::with_options(data, options);
     while let Some(record) = stream.next_record() {

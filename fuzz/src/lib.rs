@@ -38,3 +38,26 @@ pub fn split_at_nul(data: &[u8]) -> (String, &[u8]) {
         None => (String::from_utf8_lossy(data).into_owned(), &[]),
     }
 }
+
+/// The fields of an MCAP message that the lending targets compare, owned.
+pub type McapFields = (u16, u32, u64, Vec<u8>);
+
+/// `m`'s channel, sequence, log time and data.
+pub fn mcap_fields(m: &robolog_mcap::Message<'_>) -> McapFields {
+    (m.channel_id, m.sequence, m.log_time, m.data.to_vec())
+}
+
+/// The items up to and including the first error, each error reduced to where it occurred: its
+/// text can differ between two reads of the same input (a corrupt zstd frame fails differently
+/// in a recycled, larger buffer).
+pub fn up_to_first_error<T, E>(items: impl Iterator<Item = Result<T, E>>) -> Vec<Result<T, ()>> {
+    let mut out = Vec::new();
+    for item in items {
+        let stop = item.is_err();
+        out.push(item.map_err(|_| ()));
+        if stop {
+            break;
+        }
+    }
+    out
+}
