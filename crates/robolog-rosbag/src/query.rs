@@ -837,6 +837,16 @@ impl Pipeline {
         Some(e)
     }
 
+    /// The slot and entry of the next message: in file order usually from the current batch,
+    /// inline; otherwise through [`Pipeline::advance`].
+    #[inline]
+    fn next_entry(&mut self) -> Option<Result<(usize, Entry)>> {
+        if let Some(e) = self.next_in_current_batch() {
+            return Some(Ok((0, e)));
+        }
+        self.advance()
+    }
+
     /// The slot and entry of the next message.
     fn advance(&mut self) -> Option<Result<(usize, Entry)>> {
         if let Some(slot) = self.finished.take() {
@@ -931,16 +941,11 @@ impl Messages {
                     position: m.position,
                 }))
             }
-            State::Chunks(pipeline) => {
-                if let Some(e) = pipeline.next_in_current_batch() {
-                    return Some(Ok(pipeline.batches[0].message_ref(&e)));
-                }
-                Some(
-                    pipeline
-                        .advance()?
-                        .map(|(slot, e)| pipeline.batches[slot].message_ref(&e)),
-                )
-            }
+            State::Chunks(pipeline) => Some(
+                pipeline
+                    .next_entry()?
+                    .map(|(slot, e)| pipeline.batches[slot].message_ref(&e)),
+            ),
         }
     }
 }
@@ -951,16 +956,11 @@ impl Iterator for Messages {
     fn next(&mut self) -> Option<Result<Message>> {
         match &mut self.state {
             State::Ready { messages, .. } => messages.pop_front().map(Ok),
-            State::Chunks(pipeline) => {
-                if let Some(e) = pipeline.next_in_current_batch() {
-                    return Some(Ok(pipeline.batches[0].message(&e)));
-                }
-                Some(
-                    pipeline
-                        .advance()?
-                        .map(|(slot, e)| pipeline.batches[slot].message(&e)),
-                )
-            }
+            State::Chunks(pipeline) => Some(
+                pipeline
+                    .next_entry()?
+                    .map(|(slot, e)| pipeline.batches[slot].message(&e)),
+            ),
         }
     }
 }
