@@ -291,3 +291,116 @@ fn a_writer_killed_inside_a_streamed_chunk_leaves_its_messages_recoverable() {
     );
     assert_eq!(buffered, (0..6).collect::<Vec<_>>());
 }
+
+/// One step of a random writing session.
+#[derive(Debug, Clone)]
+enum Step {
+    Message {
+        channel: usize,
+        size: usize,
+        time: u64,
+    },
+    Attachment,
+    Metadata,
+    FlushChunk,
+    NewChannel,
+}
+
+fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+    use proptest::prelude::*;
+    prop_oneof![
+        8 => (0usize..4, prop_oneof![0usize..300, 3_000usize..6_000, 20_000usize..300_000], 0u64..1_000)
+            .prop_map(|(channel, size, time)| Step::Message { channel, size, time }),
+        1 => Just(Step::Attachment),
+        1 => Just(Step::Metadata),
+        1 => Just(Step::FlushChunk),
+        1 => Just(Step::NewChannel),
+    ]
+}
+
+/// Plays `steps` on `w`.
+fn play<W: Write>(w: &mut Writer<W>, steps: &[Step]) {
+    let schema = w
+        .register_schema("pkg/Msg", "ros1msg", b"int32 x\n")
+        .unwrap();
+    let mut channels = vec![
+        w.register_channel("/c0", "ros1", schema, BTreeMap::new())
+            .unwrap(),
+    ];
+    for (i, s) in steps.iter().enumerate() {
+        match s {
+            Step::Message {
+                channel,
+                size,
+                time,
+            } => {
+                let data: Vec<u8> = (0..*size).map(|j| (i + j) as u8).collect();
+                w.write_message(&Message {
+                    channel_id: channels[channel % channels.len()],
+                    sequence: i as u32,
+                    log_time: *time,
+                    publish_time: *time,
+                    data: &data,
+                })
+                .unwrap();
+            }
+            Step::Attachment => w
+                .write_attachment(&Attachment {
+                    log_time: i as u64,
+                    create_time: 0,
+                    name: format!("a{i}").into(),
+                    media_type: "application/octet-stream".into(),
+                    data: vec![i as u8; i % 5_000].into(),
+                    crc: 0,
+                })
+                .unwrap(),
+            Step::Metadata => w
+                .write_metadata(&Metadata {
+                    name: format!("m{i}").into(),
+                    metadata: BTreeMap::from([("step".into(), i.to_string().into())]),
+                })
+                .unwrap(),
+            Step::FlushChunk => w.flush_chunk().unwrap(),
+            Step::NewChannel => channels.push(
+                w.register_channel(&format!("/c{i}"), "json", 0, BTreeMap::new())
+                    .unwrap(),
+            ),
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    #[test]
+    fn any_session_writes_the_same_bytes_through_a_seekable_output(
+        steps in proptest::collection::vec(step(), 0..60),
+        chunk in proptest::prop_oneof![
+            proptest::strategy::Just(None),
+            proptest::strategy::Just(Some(100u64)),
+            proptest::strategy::Just(Some(4096)),
+            proptest::strategy::Just(Some(64 * 1024)),
+            proptest::strategy::Just(Some(300_000)),
+        ],
+        crcs in proptest::bool::ANY,
+        message_indexes in proptest::bool::ANY,
+        prefix in 0usize..3,
+    ) {
+        let opts = WriteOptions {
+            crcs,
+            message_indexes,
+            ..WriteOptions::default()
+                .with_compression(Compression::None)
+                .with_chunk_size(chunk)
+        };
+        let mut plain = Writer::new(Vec::new(), opts.clone()).unwrap();
+        play(&mut plain, &steps);
+        let plain = plain.finish().unwrap();
+        let mut out = Cursor::new(vec![7u8; prefix]);
+        out.seek(SeekFrom::End(0)).unwrap();
+        let mut seekable = Writer::new_seekable(out, opts).unwrap();
+        play(&mut seekable, &steps);
+        let bytes = seekable.finish().unwrap().into_inner();
+        proptest::prop_assert!(plain[..] == bytes[prefix..]);
+    }
+}
