@@ -61,6 +61,18 @@ impl<W: Write> CountingWriter<W> {
         self.crc = Some(Crc32::new());
     }
 
+    /// Stops hashing and hands over the CRC of what was written so far (`None` if this writer
+    /// does not hash). Bytes written until [`CountingWriter::resume_crc`] are only counted.
+    pub fn suspend_crc(&mut self) -> Option<Crc32> {
+        self.crc.take()
+    }
+
+    /// Hashes again from `crc`, which the caller has brought up to the current position (with
+    /// [`Crc32::combine`], say).
+    pub fn resume_crc(&mut self, crc: Option<Crc32>) {
+        self.crc = crc;
+    }
+
     /// The wrapped writer.
     pub fn get_ref(&self) -> &W {
         &self.inner

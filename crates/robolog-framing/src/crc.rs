@@ -45,4 +45,10 @@ impl Crc32 {
     pub fn reset(&mut self) {
         self.hasher.reset();
     }
+
+    /// Extends this CRC as if `other`'s bytes had followed its own: a CRC of a whole can be
+    /// made from its parts, hashed at different times.
+    pub fn combine(&mut self, other: &Crc32) {
+        self.hasher.combine(&other.hasher);
+    }
 }

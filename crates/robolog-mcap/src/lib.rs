@@ -11,7 +11,8 @@
 //!   and time range in log-time, reverse or file [`Order`], decompressing only the chunks that
 //!   can hold wanted messages;
 //! - [`Writer`]: one pass over any `Write`, chunked (none/lz4/zstd) or not, every index and
-//!   summary part switchable ([`WriteOptions`]);
+//!   summary part switchable ([`WriteOptions`]); over a file ([`Writer::new_seekable`]),
+//!   uncompressed chunks go out as they fill, with one copy of each message less;
 //! - [`check`]: the checks of `mcap doctor` and more, as [`Problem`]s with byte offsets;
 //! - [`recover`]: a valid, indexed file from a truncated, damaged or draft-layout one, with a
 //!   [`Report`] of what was kept and lost.

@@ -156,11 +156,16 @@ pub fn write_record(record: &Record<'_>, out: &mut Vec<u8>) -> Result<()> {
 #[inline]
 pub(crate) fn write_message(m: &crate::records::Message<'_>, out: &mut Vec<u8>) {
     out.reserve(9 + 22 + m.data.len());
+    write_message_head(m, out);
+    out.extend_from_slice(m.data);
+}
+
+/// A Message record up to its data, which the caller writes right after.
+pub(crate) fn write_message_head(m: &crate::records::Message<'_>, out: &mut Vec<u8>) {
     out.push(op::MESSAGE);
     out.extend_from_slice(&(22 + m.data.len() as u64).to_le_bytes());
     out.extend_from_slice(&m.channel_id.to_le_bytes());
     out.extend_from_slice(&m.sequence.to_le_bytes());
     out.extend_from_slice(&m.log_time.to_le_bytes());
     out.extend_from_slice(&m.publish_time.to_le_bytes());
-    out.extend_from_slice(m.data);
 }

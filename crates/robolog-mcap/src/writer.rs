@@ -1,9 +1,11 @@
 //! The single-pass writer: records go out as they come, chunks are flushed when full, and the
-//! summary (indexes, statistics, offsets) is written at the end. No seeking.
+//! summary (indexes, statistics, offsets) is written at the end. No seeking, except that an
+//! output which can seek ([`Writer::new_seekable`]) gets its uncompressed chunks written as they
+//! fill, their headers patched when they close.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::{Arc, Mutex, mpsc};
 
 use robolog_framing::{Compression, Compressor, CountingWriter, Crc32, crc32};
@@ -15,7 +17,7 @@ use crate::records::{
     MessageIndex, Metadata, MetadataIndex, RECORD_PREFIX, Record, Schema, Statistics, StringMap,
     SummaryOffset, op,
 };
-use crate::serialize::{write_message, write_record};
+use crate::serialize::{write_message, write_message_head, write_record};
 
 /// The default chunk size: chunks are closed once their uncompressed records reach it.
 ///
@@ -300,10 +302,39 @@ impl Drop for Pipeline {
     }
 }
 
+/// In a streamed chunk, records are gathered up to this many bytes before they are written out.
+const STREAM_GATHER_BYTES: usize = 64 << 10;
+
+/// In a streamed chunk, message data from this size on is written straight from the caller's
+/// slice instead of being gathered first.
+const STREAM_DIRECT_BYTES: usize = 4 << 10;
+
+/// Moves a seekable output to an absolute position: [`Writer::new_seekable`] stores this for its
+/// `W`, so that the writer itself needs no `Seek` bound.
+type SeekFn<W> = fn(&mut W, u64) -> io::Result<u64>;
+
+fn seek_to<W: Seek>(out: &mut W, at: u64) -> io::Result<u64> {
+    out.seek(SeekFrom::Start(at))
+}
+
+/// A chunk whose records are going out as they come (uncompressed, seekable output).
+#[derive(Debug)]
+struct Streamed {
+    /// Where its Chunk record starts (counted like [`Writer::position`]).
+    head_at: u64,
+    /// Record bytes written out so far, and their CRC.
+    len: u64,
+    crc: Crc32,
+    /// The data-section CRC up to the chunk's head: the head is hashed when it is final.
+    data_crc: Option<Crc32>,
+}
+
 /// The chunk being filled.
 #[derive(Debug, Default)]
 struct OpenChunk {
+    /// Records not written out yet: all of them, unless the chunk is streamed.
     records: Vec<u8>,
+    streamed: Option<Streamed>,
     start: u64,
     end: u64,
     messages: u64,
@@ -315,6 +346,7 @@ struct OpenChunk {
 impl OpenChunk {
     fn clear(&mut self) {
         self.records.clear();
+        self.streamed = None;
         self.start = 0;
         self.end = 0;
         self.messages = 0;
@@ -322,9 +354,15 @@ impl OpenChunk {
         self.schemas.clear();
         self.channels.clear();
     }
+
+    /// The chunk's record bytes so far, written out or not.
+    fn len(&self) -> u64 {
+        self.streamed.as_ref().map_or(0, |s| s.len) + self.records.len() as u64
+    }
 }
 
-/// Writes an MCAP file in one pass to any `Write`.
+/// Writes an MCAP file in one pass to any `Write`. Writing to a file, prefer
+/// [`Writer::new_seekable`]: the same bytes, faster for uncompressed chunks.
 ///
 /// ```
 /// use std::borrow::Cow;
@@ -358,6 +396,28 @@ pub struct Writer<W: Write> {
     chunk_indexes: Vec<ChunkIndex<'static>>,
     attachment_indexes: Vec<AttachmentIndex<'static>>,
     metadata_indexes: Vec<MetadataIndex<'static>>,
+    /// Set by [`Writer::new_seekable`], with where the output stood when the writer started.
+    seek: Option<SeekFn<W>>,
+    base: u64,
+}
+
+impl<W: Write + Seek> Writer<W> {
+    /// Like [`Writer::new`], for an output that can seek, such as a file. Uncompressed chunks
+    /// are then written as they fill and their headers patched when they close, instead of
+    /// being held in memory until then: each message is copied once less, and the writer holds
+    /// 64 KiB of a chunk rather than all of it. The bytes written are the same as
+    /// [`Writer::new`]'s. Compressed chunks are compressed whole, as there.
+    ///
+    /// The output may already hold data: the file starts where the output stands.
+    pub fn new_seekable(mut out: W, opts: WriteOptions) -> Result<Self> {
+        let base = out
+            .stream_position()
+            .map_err(|source| McapError::Io { offset: 0, source })?;
+        let mut writer = Self::new(out, opts)?;
+        writer.seek = Some(seek_to::<W>);
+        writer.base = base;
+        Ok(writer)
+    }
 }
 
 impl<W: Write> Writer<W> {
@@ -402,7 +462,16 @@ impl<W: Write> Writer<W> {
             chunk_indexes: Vec::new(),
             attachment_indexes: Vec::new(),
             metadata_indexes: Vec::new(),
+            seek: None,
+            base: 0,
         })
+    }
+
+    /// Whether chunks go out as they fill (see [`Writer::new_seekable`]).
+    fn streams(&self) -> bool {
+        self.seek.is_some()
+            && self.opts.chunk_size.is_some()
+            && self.compressor.compression() == Compression::None
     }
 
     /// Bytes written so far.
@@ -574,9 +643,16 @@ impl<W: Write> Writer<W> {
         if !self.chunk.channels.contains(&message.channel_id) {
             self.emit_channel(message.channel_id)?;
         }
+        let streams = self.streams();
+        let offset = self.chunk.len();
+        if streams && message.data.len() >= STREAM_DIRECT_BYTES {
+            write_message_head(message, &mut self.chunk.records);
+            self.spill()?;
+            self.stream_out(message.data)?;
+        } else {
+            write_message(message, &mut self.chunk.records);
+        }
         let c = &mut self.chunk;
-        let offset = c.records.len() as u64;
-        write_message(message, &mut c.records);
         if c.messages == 0 {
             c.start = message.log_time;
             c.end = message.log_time;
@@ -591,15 +667,96 @@ impl<W: Write> Writer<W> {
                 .or_default()
                 .push((message.log_time, offset));
         }
-        if c.records.len() as u64 >= chunk_size {
+        if c.len() >= chunk_size {
             self.flush_chunk()?;
+        } else if streams && c.records.len() >= STREAM_GATHER_BYTES {
+            self.spill()?;
         }
         Ok(())
+    }
+
+    /// Writes out the records gathered in a streamed chunk, starting the chunk with a
+    /// placeholder head (patched when it closes) the first time.
+    fn spill(&mut self) -> Result<()> {
+        if self.chunk.streamed.is_none() {
+            let head_at = self.out.position();
+            // The head is hashed once it is final; the records are hashed as they go out, and
+            // the two CRCs are joined then.
+            let data_crc = self.out.suspend_crc();
+            self.chunk.streamed = Some(Streamed {
+                head_at,
+                len: 0,
+                crc: Crc32::new(),
+                data_crc,
+            });
+            write_all(&mut self.out, &chunk_head(&ChunkHead::default()))?;
+        }
+        let records = std::mem::take(&mut self.chunk.records);
+        let written = self.stream_out(&records);
+        self.chunk.records = records;
+        self.chunk.records.clear();
+        written
+    }
+
+    /// Writes record bytes of a streamed chunk.
+    fn stream_out(&mut self, bytes: &[u8]) -> Result<()> {
+        write_all(&mut self.out, bytes)?;
+        if let Some(s) = &mut self.chunk.streamed {
+            s.len += bytes.len() as u64;
+            if self.opts.crcs {
+                s.crc.update(bytes);
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes a streamed chunk: the rest of its records, its real head over the placeholder,
+    /// then its indexes.
+    fn close_streamed(&mut self) -> Result<()> {
+        self.spill()?;
+        let (Some(s), Some(seek)) = (self.chunk.streamed.take(), self.seek) else {
+            return Ok(());
+        };
+        let meta = ChunkMeta {
+            start: self.chunk.start,
+            end: self.chunk.end,
+            indexes: std::mem::take(&mut self.chunk.indexes),
+        };
+        self.chunk.clear();
+        let head = ChunkHead {
+            start: meta.start,
+            end: meta.end,
+            uncompressed_size: s.len,
+            crc: if self.opts.crcs { s.crc.value() } else { 0 },
+            compression: "",
+            records_len: s.len,
+        };
+        let bytes = chunk_head(&head);
+        let end = self.out.position();
+        let base = self.base;
+        let out = self.out.get_mut();
+        seek(out, base + s.head_at)
+            .and_then(|_| out.write_all(&bytes))
+            .and_then(|_| seek(out, base + end))
+            .map_err(|source| McapError::Io {
+                offset: s.head_at,
+                source,
+            })?;
+        let mut data_crc = s.data_crc;
+        if let Some(crc) = &mut data_crc {
+            crc.update(&bytes);
+            crc.combine(&s.crc);
+        }
+        self.out.resume_crc(data_crc);
+        self.index_chunk(meta, s.head_at, &head)
     }
 
     /// Closes the current chunk (if it holds anything) and hands it to the compressors; it is
     /// written out, in order, as soon as it and every chunk before it are compressed.
     pub fn flush_chunk(&mut self) -> Result<()> {
+        if self.chunk.streamed.is_some() {
+            return self.close_streamed();
+        }
         if self.chunk.records.is_empty() {
             return Ok(());
         }
@@ -670,22 +827,21 @@ impl<W: Write> Writer<W> {
         records: &[u8],
     ) -> Result<()> {
         let chunk_start = self.out.position();
-        let name = compression_name(self.compressor.compression());
-        let content_len = 8 + 8 + 8 + 4 + 4 + name.len() as u64 + 8 + records.len() as u64;
-        let mut head = Vec::with_capacity(64);
-        head.push(op::CHUNK);
-        head.extend_from_slice(&content_len.to_le_bytes());
-        head.extend_from_slice(&meta.start.to_le_bytes());
-        head.extend_from_slice(&meta.end.to_le_bytes());
-        head.extend_from_slice(&uncompressed_size.to_le_bytes());
-        head.extend_from_slice(&crc.to_le_bytes());
-        head.extend_from_slice(&(name.len() as u32).to_le_bytes());
-        head.extend_from_slice(name.as_bytes());
-        head.extend_from_slice(&(records.len() as u64).to_le_bytes());
-        write_all(&mut self.out, &head)?;
+        let head = ChunkHead {
+            start: meta.start,
+            end: meta.end,
+            uncompressed_size,
+            crc,
+            compression: compression_name(self.compressor.compression()),
+            records_len: records.len() as u64,
+        };
+        write_all(&mut self.out, &chunk_head(&head))?;
         write_all(&mut self.out, records)?;
-        let compressed_size = records.len() as u64;
+        self.index_chunk(meta, chunk_start, &head)
+    }
 
+    /// Writes the MessageIndex records of the chunk just written, and notes its ChunkIndex.
+    fn index_chunk(&mut self, meta: ChunkMeta, chunk_start: u64, head: &ChunkHead) -> Result<()> {
         let index_start = self.out.position();
         let mut offsets = BTreeMap::new();
         if self.opts.message_indexes {
@@ -709,12 +865,12 @@ impl<W: Write> Writer<W> {
                 message_start_time: meta.start,
                 message_end_time: meta.end,
                 chunk_start_offset: chunk_start,
-                chunk_length: RECORD_PREFIX + content_len,
+                chunk_length: RECORD_PREFIX + head.content_len(),
                 message_index_offsets: offsets,
                 message_index_length: index_end - index_start,
-                compression: Cow::Borrowed(name),
-                compressed_size,
-                uncompressed_size,
+                compression: Cow::Borrowed(head.compression),
+                compressed_size: head.records_len,
+                uncompressed_size: head.uncompressed_size,
             });
         }
         Ok(())
@@ -943,6 +1099,39 @@ impl<W: Write> Writer<W> {
         })?;
         Ok(self.out.into_inner())
     }
+}
+
+/// The fields of a Chunk record before its records.
+#[derive(Debug, Default)]
+struct ChunkHead {
+    start: u64,
+    end: u64,
+    uncompressed_size: u64,
+    crc: u32,
+    compression: &'static str,
+    records_len: u64,
+}
+
+impl ChunkHead {
+    fn content_len(&self) -> u64 {
+        8 + 8 + 8 + 4 + 4 + self.compression.len() as u64 + 8 + self.records_len
+    }
+}
+
+/// A Chunk record's opcode, length and fields, up to its records.
+fn chunk_head(head: &ChunkHead) -> Vec<u8> {
+    let name = head.compression;
+    let mut out = Vec::with_capacity(64);
+    out.push(op::CHUNK);
+    out.extend_from_slice(&head.content_len().to_le_bytes());
+    out.extend_from_slice(&head.start.to_le_bytes());
+    out.extend_from_slice(&head.end.to_le_bytes());
+    out.extend_from_slice(&head.uncompressed_size.to_le_bytes());
+    out.extend_from_slice(&head.crc.to_le_bytes());
+    out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(&head.records_len.to_le_bytes());
+    out
 }
 
 fn next_id(last: Option<u16>, first: u16) -> Result<u16> {

@@ -74,7 +74,12 @@ impl McapWriter {
             if options.profile.is_empty() && self.all_ros1 && !self.channel_records.is_empty() {
                 options.profile = ROS1.to_owned();
             }
-            let mut writer = robolog_mcap::Writer::new(output, options)?;
+            // Files stream their uncompressed chunks (one copy of each message less).
+            let mut writer = if output.is_seekable() {
+                robolog_mcap::Writer::new_seekable(output, options)?
+            } else {
+                robolog_mcap::Writer::new(output, options)?
+            };
             for schema in &self.schema_records {
                 writer.add_schema(schema)?;
             }

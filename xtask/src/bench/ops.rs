@@ -176,7 +176,8 @@ fn ours_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
         Op::Write => {
             let rec = recording(cx)?;
             let mut out = BufWriter::with_capacity(1 << 20, File::create(cx.output)?);
-            let mut w = robolog_mcap::Writer::new(&mut out, mcap_options(cx.variant.codec()))?;
+            let mut w =
+                robolog_mcap::Writer::new_seekable(&mut out, mcap_options(cx.variant.codec()))?;
             let ids = mcap_channels(cx.workload, &mut w)?;
             for m in &rec.messages {
                 let data = rec.payload(m);
