@@ -371,6 +371,7 @@ impl<'r> MessageQuery<'r> {
             input: reader.data.clone(),
             opts: reader.opts.clone(),
             failed: false,
+            stale_top: false,
         };
         if !loose.is_empty() {
             iter.push_cursor(Cursor {
@@ -702,6 +703,9 @@ pub struct MessageIter {
     input: Bytes,
     opts: ReadOptions,
     failed: bool,
+    /// The heap's only entry is behind its cursor: [`MessageIter::next_from_only_chunk`] took
+    /// messages without updating it.
+    stale_top: bool,
 }
 
 impl std::fmt::Debug for MessageIter {
@@ -908,6 +912,18 @@ impl MessageIter {
         if let Some(old) = self.retired.take() {
             self.pool.give(old);
         }
+        if let Some(found) = self.next_from_only_chunk() {
+            return Some(Ok(found));
+        }
+        if self.stale_top {
+            self.stale_top = false;
+            let cursor = self.heap.peek().map(|top| top.key.cursor);
+            if let Some(entry) = cursor.and_then(|c| self.key(c))
+                && let Some(mut top) = self.heap.peek_mut()
+            {
+                *top = entry;
+            }
+        }
         let result = loop {
             if self.must_load() {
                 match self.load_next() {
@@ -921,6 +937,41 @@ impl MessageIter {
             self.failed = true;
         }
         result
+    }
+
+    /// The usual case, on a short path: one chunk is open (chunks that do not overlap in time
+    /// come one after the other), its next message is not its last, and no chunk still to load
+    /// can hold an earlier one. Then that message is next, and the heap is not touched: its
+    /// entry is brought up to date when the general path runs again.
+    #[inline]
+    fn next_from_only_chunk(&mut self) -> Option<(MsgRef, Option<usize>)> {
+        if self.heap.len() != 1 {
+            return None;
+        }
+        let cursor = self.heap.peek()?.key.cursor;
+        let c = self.cursors.get_mut(cursor)?.as_mut()?;
+        if c.data.is_none() || c.next + 1 >= c.msgs.len() {
+            return None;
+        }
+        let m = *c.msgs.get(c.next)?;
+        if let Some(&bound) = self.pending_starts.get(self.next_chunk) {
+            // As `must_load` would decide with this message's key.
+            let primary = match self.order {
+                Order::File if c.loose => m.offset,
+                Order::File => c.chunk_offset,
+                Order::LogTime | Order::ReverseLogTime => m.log_time,
+            };
+            let must_load = match self.order {
+                Order::File | Order::LogTime => bound <= primary,
+                Order::ReverseLogTime => bound >= primary,
+            };
+            if must_load {
+                return None;
+            }
+        }
+        c.next += 1;
+        self.stale_top = true;
+        Some((m, Some(cursor)))
     }
 
     /// The buffer holding the data of a message that [`MessageIter::pop`] took from `cursor`.
@@ -1014,6 +1065,7 @@ fn draft_iter(reader: &McapReader, filter: Filter, order: Order) -> MessageIter 
         input: Bytes::new(),
         opts: reader.opts.clone(),
         failed: false,
+        stale_top: false,
     }
     .with_draft(stream)
 }

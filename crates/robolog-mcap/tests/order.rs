@@ -25,13 +25,17 @@ fn lcg(state: &mut u64) -> u64 {
     *state >> 33
 }
 
-/// Log times by pattern: ties, jitter inside chunks, a sawtooth (chunks overlapping), noise.
+/// Log times by pattern: ties, jitter inside chunks, a sawtooth (chunks overlapping), noise,
+/// and a staircase down: each block of 25 messages starts 10 before the one written before
+/// it and spans 25, so a chunk often starts earlier than the chunk before it in the file and
+/// holds a message at the very time that chunk starts (which must then come second).
 fn log_time(pattern: usize, i: u64, rng: &mut u64) -> u64 {
     match pattern {
         0 => 1_000 + i / 7,
         1 => 1_000 + i * 10 + lcg(rng) % 60,
         2 => 1_000 + (i % 97) * 3 + i / 50,
-        _ => 1_000 + lcg(rng) % 40,
+        3 => 1_000 + lcg(rng) % 40,
+        _ => 10_000 - (i / 25) * 10 + i % 25,
     }
 }
 
@@ -141,7 +145,7 @@ fn every_order_matches_a_sort_of_the_written_messages() {
     // Smaller than the chunks that overlap at once: chunks are dropped and decoded again.
     let mut tiny_cache = parallel.clone();
     tiny_cache.cache_bytes = 1024;
-    for pattern in 0..4 {
+    for pattern in 0..5 {
         for chunk_size in [Some(512), Some(4096), None] {
             for &compression in &compressions {
                 if chunk_size.is_none() && compression != Compression::None {
