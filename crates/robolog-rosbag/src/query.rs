@@ -865,13 +865,21 @@ impl Pipeline {
         Some((slot, e))
     }
 
-    /// The slot and entry of the next message: usually from the current batch (file order) or
-    /// the only open one (time order), inline; otherwise through [`Pipeline::advance`].
+    /// The slot and entry of the next message: in file order usually from the current batch,
+    /// inline; otherwise through [`Pipeline::next_entry_by_call`].
     #[inline]
     fn next_entry(&mut self) -> Option<Result<(usize, Entry)>> {
         if let Some(e) = self.next_in_current_batch() {
             return Some(Ok((0, e)));
         }
+        self.next_entry_by_call()
+    }
+
+    /// The rest of [`Pipeline::next_entry`], out of line so that the file-order step stays
+    /// small enough to inline: in time order usually from the only open batch, otherwise
+    /// through [`Pipeline::advance`].
+    #[inline(never)]
+    fn next_entry_by_call(&mut self) -> Option<Result<(usize, Entry)>> {
         if let Some(found) = self.next_in_only_batch() {
             return Some(Ok(found));
         }

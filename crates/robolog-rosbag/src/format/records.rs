@@ -206,6 +206,20 @@ fn message_header_fast(header: &[u8]) -> Option<MessageHeader> {
     if header.len() != OP.len() + CONN.len() + 4 + TIME.len() + 8 {
         return None;
     }
+    // The order ros_comm and our writer use, checked as three fixed-size compares.
+    if let Some((op_conn, rest)) = header.split_first_chunk::<17>()
+        && op_conn[..8] == *OP
+        && op_conn[8..] == *CONN
+        && let Some((conn, rest)) = rest.split_first_chunk::<4>()
+        && let Some((time_tag, time)) = rest.split_first_chunk::<9>()
+        && time_tag == TIME
+        && let Ok(time) = <[u8; 8]>::try_from(time)
+    {
+        return Some(MessageHeader {
+            conn: u32::from_le_bytes(*conn),
+            time: RosTime::from_le_bytes(time),
+        });
+    }
     let (mut op, mut conn, mut time) = (false, None, None);
     let mut rest = header;
     while !rest.is_empty() {
