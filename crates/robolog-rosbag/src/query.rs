@@ -606,22 +606,31 @@ fn walk_whole_chunk_into(
     }
     entries.reserve(usize::try_from(announced).ok()?.min(1 << 20));
     let mut counts: Vec<(u32, u32)> = Vec::with_capacity(chunk.info.message_counts.len());
-    for record in InnerWalker::new(content) {
-        let InnerRecord::Message {
-            offset,
-            conn,
-            time,
-            data,
-        } = record.ok()?
-        else {
-            continue;
+    let mut offset = 0;
+    while offset < content.len() {
+        // Almost every record is a message in the usual layout: read it on the short path.
+        let (conn, time, data, next) = match InnerWalker::message_at(content, offset) {
+            Some(message) => message,
+            None => match InnerWalker::record_at(content, offset).ok()? {
+                (
+                    InnerRecord::Message {
+                        conn, time, data, ..
+                    },
+                    next,
+                ) => (conn, time, data, next),
+                (_, next) => {
+                    offset = next;
+                    continue;
+                }
+            },
         };
+        let at = std::mem::replace(&mut offset, next);
         match counts.iter_mut().find(|(c, _)| *c == conn) {
             Some((_, n)) => *n = n.checked_add(1)?,
             None => counts.push((conn, 1)),
         }
         if selection.wants(conn, time) {
-            entries.push(entry_at(offset, conn, time, data));
+            entries.push(entry_at(at, conn, time, data));
         }
     }
     // Connections the chunk info announces are defined (opening checks that), so equal counts
