@@ -705,6 +705,9 @@ fn load_indexed_chunk(
 /// checks that it is the one the entry describes.
 fn resolve_entry(content: &[u8], entry: &IndexEntry) -> Option<(usize, std::ops::Range<usize>)> {
     let mut at = entry.offset as usize;
+    if let Some((conn, time, data, _)) = InnerWalker::message_at(content, at) {
+        return (conn == entry.conn && time == entry.time).then_some((at, data));
+    }
     loop {
         match InnerWalker::record_at(content, at).ok()? {
             (InnerRecord::Connection { .. }, next) => at = next,
