@@ -100,7 +100,7 @@ fn staircase(i: u64) -> u64 {
 
 /// Writes `n` messages on three connections in chunks of about 2 KiB, message `i` at
 /// `time(i)`. Returns the bag and what was written, in writing order.
-fn jittered_bag(
+fn small_chunk_bag(
     compression: ChunkCompression,
     n: u64,
     time: fn(u64) -> u64,
@@ -147,7 +147,7 @@ fn lending_merges_overlapping_chunks_in_time_order() {
         ChunkCompression::Lz4,
         ChunkCompression::Bz2,
     ] {
-        let (bytes, written) = jittered_bag(compression, 3000, jittered);
+        let (bytes, written) = small_chunk_bag(compression, 3000, jittered);
         let bag = Bag::open(bytes.into()).unwrap();
         // Many chunks, so that the queries with threads load several at once.
         assert!(bag.chunks().count() > 40, "{compression:?}");
@@ -196,7 +196,7 @@ fn lending_merges_overlapping_chunks_in_time_order() {
 #[test]
 fn equal_times_across_chunks_keep_the_file_order() {
     for compression in [ChunkCompression::None, ChunkCompression::Lz4] {
-        let (bytes, written) = jittered_bag(compression, 3000, staircase);
+        let (bytes, written) = small_chunk_bag(compression, 3000, staircase);
         let bag = Bag::open(bytes.into()).unwrap();
         assert!(bag.chunks().count() > 40, "{compression:?}");
         let mut by_time = written.clone();
