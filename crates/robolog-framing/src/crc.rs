@@ -46,6 +46,14 @@ impl Crc32 {
         self.hasher.reset();
     }
 
+    /// The CRC of `len` bytes whose CRC-32 is `crc`, to be extended or combined as if it had
+    /// hashed them.
+    pub fn resume(crc: u32, len: u64) -> Self {
+        Self {
+            hasher: crc32fast::Hasher::new_with_initial_len(crc, len),
+        }
+    }
+
     /// Extends this CRC as if `other`'s bytes had followed its own: a CRC of a whole can be
     /// made from its parts, hashed at different times.
     pub fn combine(&mut self, other: &Crc32) {

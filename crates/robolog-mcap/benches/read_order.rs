@@ -2,7 +2,8 @@
 //! need a plain process: ours or the `mcap` crate's, in log-time, reverse or file order.
 //!
 //! `cargo bench -p robolog-mcap --bench read_order -- --bench FILE [ours|peer]
-//! [time|reverse|file] [THREADS] [REPS]`
+//! [time|reverse|file] [THREADS] [REPS] [TOPIC FROM TO]`: with a topic, a query for it between
+//! the fractions FROM and TO of the file's time span (`/odom 0.5 0.525`, say).
 
 #![allow(
     clippy::unwrap_used,
@@ -33,20 +34,36 @@ fn main() {
     let order = args.get(2).map_or("time", String::as_str);
     let threads: usize = args.get(3).map_or(2, |t| t.parse().unwrap());
     let reps: usize = args.get(4).map_or(5, |r| r.parse().unwrap());
+    let topic = args.get(5).cloned();
+    let fraction = |i: usize| args.get(i).map_or(0.0, |f| f.parse::<f64>().unwrap());
+    let (from, to) = (fraction(6), fraction(7));
     for _ in 0..reps {
         let t = Instant::now();
         // Mapped afresh each time, as a program opening the file would.
         let file = McapReader::from_file(path).unwrap().data().clone();
+        // The query's time range, from the statistics (read outside the timing would be
+        // fairer, but both sides pay the same for it).
+        let range = topic.as_ref().map(|_| {
+            let r = McapReader::open(file.clone()).unwrap();
+            let stats = r.summary().statistics.clone().unwrap();
+            let span = (stats.message_end_time - stats.message_start_time) as f64;
+            let at = |f: f64| stats.message_start_time + (span * f) as u64;
+            (at(from), at(to))
+        });
         let (n, bytes) = if side == "peer" {
             let o = match order {
                 "time" => ReadOrder::LogTime,
                 "reverse" => ReadOrder::ReverseLogTime,
                 _ => ReadOrder::File,
             };
-            (
-                0,
-                read_theirs_indexed(&file, IndexedReaderOptions::new().with_order(o)),
-            )
+            let mut options = IndexedReaderOptions::new().with_order(o);
+            if let (Some(topic), Some((start, end))) = (&topic, range) {
+                options = options
+                    .include_topics([topic.clone()])
+                    .starting_at(start)
+                    .ending_before(end);
+            }
+            (0, read_theirs_indexed(&file, options))
         } else {
             let o = match order {
                 "time" => Order::LogTime,
@@ -58,7 +75,12 @@ fn main() {
             opts.verify_chunk_crcs = std::env::var_os("NO_CRC").is_none();
             let r = McapReader::with_options(file.clone(), opts).unwrap();
             let (mut n, mut bytes) = (0u64, 0u64);
-            for m in r.messages().order(o).iter().unwrap() {
+            let mut query = r.messages().order(o);
+            if let (Some(topic), Some((start, end))) = (&topic, range) {
+                query = query.topics([topic.as_str()]).time_range(start, end);
+            }
+            let mut messages = query.iter().unwrap();
+            while let Some(m) = messages.next_ref() {
                 let m = m.unwrap();
                 n += 1;
                 bytes += m.data.len() as u64;

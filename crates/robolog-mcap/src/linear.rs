@@ -1,7 +1,7 @@
 //! The linear reader over a whole file in memory (`Bytes`, usually memory-mapped): every record
 //! in file order, chunks flattened, CRCs checked, upcoming chunks decompressed in parallel.
 
-use robolog_framing::{Bytes, ParallelMap, crc32};
+use robolog_framing::{Bytes, Crc32, ParallelMap, crc32};
 
 use crate::OwnedMessage;
 use crate::decode::{BufferPool, chunk_at, decode_chunk};
@@ -38,7 +38,9 @@ struct ChunkCursor {
     offset: u64,
 }
 
-type Prefetch = ParallelMap<ChunkScanner, (u64, Result<Bytes>)>;
+/// A decoded chunk: where it starts, its records, and the CRC of its compressed records (for
+/// the data-section CRC) when the worker computed it.
+type Prefetch = ParallelMap<ChunkScanner, (u64, Result<Bytes>, Option<u32>)>;
 
 /// Reads every record of an MCAP file in file order.
 ///
@@ -65,6 +67,8 @@ pub struct LinearReader {
     draft: bool,
     /// The second ratified record of a draft record (Channel Info, Header).
     pending: Option<Slot>,
+    /// The data-section CRC of the bytes before `.1`, built as the records go by.
+    data_crc: (Crc32, usize),
 }
 
 impl std::fmt::Debug for LinearReader {
@@ -103,6 +107,7 @@ impl LinearReader {
             data_end_end: None,
             prefetch: None,
             pool: BufferPool::default(),
+            data_crc: (Crc32::new(), 0),
         }
     }
 
@@ -283,6 +288,7 @@ impl LinearReader {
             let limit = self.opts.record_limit;
             let verify = self.opts.verify_chunk_crcs;
             let is_draft = self.draft;
+            let hash_compressed = self.opts.verify_data_section_crc && !is_draft;
             let prefetch = self.prefetch.get_or_insert_with(|| {
                 let scanner = ChunkScanner {
                     data: data.clone(),
@@ -295,47 +301,104 @@ impl LinearReader {
                     self.opts.threads,
                     self.opts.in_flight(),
                     move |(at, recycled): (u64, Vec<u8>)| {
-                        let result = chunk_at(&data, at, is_draft)
+                        let chunk = chunk_at(&data, at, is_draft);
+                        // The data-section CRC must cover the compressed bytes: hashing them
+                        // here keeps that pass off the reading thread.
+                        let compressed_crc = match &chunk {
+                            Ok(c) if hash_compressed && !c.compression.is_empty() => {
+                                Some(crc32(c.records))
+                            }
+                            _ => None,
+                        };
+                        let result = chunk
                             .and_then(|c| decode_chunk(&data, &c, at, limit, verify, recycled));
-                        (at, result)
+                        (at, result, compressed_crc)
                     },
                 )
             });
             match prefetch.next() {
-                Some((at, result)) if at == offset => Some(result),
+                Some((at, result, compressed_crc)) if at == offset => {
+                    Some((result, compressed_crc))
+                }
                 _ => None,
             }
         } else {
             None
         };
-        let decoded = match prefetched {
-            Some(result) => result,
-            None => {
-                let content = &self.data[start..end];
-                let chunk = if self.draft {
-                    draft::parse_chunk(content, offset)?
-                } else {
-                    match parse_record(op::CHUNK, content, offset)? {
-                        Record::Chunk(chunk) => chunk,
-                        _ => return Err(McapError::invalid(offset, "Chunk", "not a chunk")),
-                    }
-                };
-                decode_chunk(
-                    &self.data,
-                    &chunk,
-                    offset,
-                    self.opts.record_limit,
-                    self.opts.verify_chunk_crcs,
-                    self.pool.take(),
-                )
-            }
-        }?;
+        let (decoded, compressed_crc) = match prefetched {
+            Some(found) => found,
+            None => (self.decode_here(offset, start, end), None),
+        };
+        let decoded = decoded?;
+        self.join_chunk_records(start, end, compressed_crc);
         self.chunk = Some(ChunkCursor {
             data: decoded,
             pos: 0,
             offset,
         });
         Ok(())
+    }
+
+    /// Decodes the chunk whose content is `start..end` on this thread.
+    fn decode_here(&self, offset: u64, start: usize, end: usize) -> Result<Bytes> {
+        let content = &self.data[start..end];
+        let chunk = if self.draft {
+            draft::parse_chunk(content, offset)?
+        } else {
+            match parse_record(op::CHUNK, content, offset)? {
+                Record::Chunk(chunk) => chunk,
+                _ => return Err(McapError::invalid(offset, "Chunk", "not a chunk")),
+            }
+        };
+        decode_chunk(
+            &self.data,
+            &chunk,
+            offset,
+            self.opts.record_limit,
+            self.opts.verify_chunk_crcs,
+            self.pool.take(),
+        )
+    }
+
+    /// Joins a chunk's records to the data-section CRC without hashing them here: uncompressed
+    /// records, just decoded and so checked against the chunk's CRC, by that CRC; compressed
+    /// ones by the CRC a worker computed (`compressed_crc`). Anything else is hashed when the
+    /// DataEnd record is reached.
+    fn join_chunk_records(&mut self, start: usize, end: usize, compressed_crc: Option<u32>) {
+        if !self.opts.verify_data_section_crc || self.draft {
+            return;
+        }
+        let Some(Ok(Record::Chunk(chunk))) = self
+            .data
+            .get(start..end)
+            .map(|content| parse_record(op::CHUNK, content, start as u64))
+        else {
+            return;
+        };
+        let records_crc = match compressed_crc {
+            Some(crc) if !chunk.compression.is_empty() => crc,
+            None if chunk.compression.is_empty()
+                && self.opts.verify_chunk_crcs
+                && chunk.uncompressed_crc != 0 =>
+            {
+                chunk.uncompressed_crc
+            }
+            _ => return,
+        };
+        // Where the records lie in the file (the parser lends them from it).
+        let Some(records_start) =
+            (chunk.records.as_ptr() as usize).checked_sub(self.data.as_ptr() as usize)
+        else {
+            return;
+        };
+        let records_end = records_start + chunk.records.len();
+        let (crc, hashed) = &mut self.data_crc;
+        if records_start < *hashed || records_end > end {
+            return;
+        }
+        crc.update(&self.data[*hashed..records_start]);
+        crc.combine(&Crc32::resume(records_crc, chunk.records.len() as u64));
+        *hashed = records_end;
     }
 
     fn verify_data_section(&self, offset: u64, start: usize, end: usize) -> Result<()> {
@@ -350,7 +413,9 @@ impl LinearReader {
             }
         };
         if self.opts.verify_data_section_crc && stored != 0 {
-            let computed = crc32(&self.data[..offset as usize]);
+            let (mut crc, hashed) = self.data_crc.clone();
+            crc.update(self.data.get(hashed..offset as usize).unwrap_or_default());
+            let computed = crc.value();
             if computed != stored {
                 return Err(McapError::CrcMismatch {
                     offset,

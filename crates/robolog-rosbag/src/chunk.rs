@@ -7,7 +7,9 @@ use robolog_framing::{Bytes, CodecError, Compression, Decompressor};
 
 use crate::error::{Error, Result};
 use crate::format::framing::view_record;
-use crate::format::records::{InnerHeader, parse_inner_header};
+use crate::format::records::{
+    CANONICAL_MESSAGE_HEADER_LEN, InnerHeader, canonical_message_header, parse_inner_header,
+};
 use crate::format::time::RosTime;
 
 /// How a chunk's data is compressed.
@@ -168,6 +170,27 @@ impl<'a> InnerWalker<'a> {
         self.pos
     }
 
+    /// The message data record at `offset` when its header has the usual layout (see
+    /// [`canonical_message_header`]): connection, time, payload range and where the next record
+    /// starts, as [`InnerWalker::record_at`] would give them. `None` for any other record,
+    /// which `record_at` then parses (or reports).
+    #[inline]
+    pub(crate) fn message_at(
+        buf: &'a [u8],
+        offset: usize,
+    ) -> Option<(u32, RosTime, Range<usize>, usize)> {
+        let (len, rest) = buf.get(offset..)?.split_first_chunk::<4>()?;
+        if u32::from_le_bytes(*len) as usize != CANONICAL_MESSAGE_HEADER_LEN {
+            return None;
+        }
+        let (header, rest) = rest.split_first_chunk::<CANONICAL_MESSAGE_HEADER_LEN>()?;
+        let m = canonical_message_header(header)?;
+        let data_len = u32::from_le_bytes(*rest.first_chunk::<4>()?) as usize;
+        let data_start = offset + 4 + CANONICAL_MESSAGE_HEADER_LEN + 4;
+        let data_end = data_start.checked_add(data_len)?;
+        (data_end <= buf.len()).then_some((m.conn, m.time, data_start..data_end, data_end))
+    }
+
     /// Parses the record at `offset` (for index lookups). Returns the record and where the
     /// next one starts.
     #[inline]
@@ -230,5 +253,71 @@ impl<'a> Iterator for InnerWalker<'a> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::framing::{build_header, write_record};
+
+    /// A chunk's worth of records: messages in the usual field order and in others, a
+    /// connection record, and a last message whose payload is cut short.
+    fn records() -> Vec<u8> {
+        let (op, conn, time) = ([0x02u8], 7u32.to_le_bytes(), [1, 0, 0, 0, 5, 0, 0, 0]);
+        let fields: [(&[u8], &[u8]); 3] = [(b"op", &op), (b"conn", &conn), (b"time", &time)];
+        let mut out = Vec::new();
+        for order in [[0, 1, 2], [1, 0, 2], [0, 1, 2], [2, 1, 0]] {
+            let header = build_header(&order.map(|i| fields[i])).unwrap();
+            write_record(&mut out, &header, b"payload").unwrap();
+        }
+        let connection =
+            build_header(&[(b"op", &[0x07]), (b"conn", &conn), (b"topic", b"/a")]).unwrap();
+        write_record(&mut out, &connection, b"type=x").unwrap();
+        let header = build_header(&fields).unwrap();
+        write_record(&mut out, &header, b"payload").unwrap();
+        out.truncate(out.len() - 3);
+        out
+    }
+
+    #[test]
+    fn the_message_step_agrees_with_the_general_parser_wherever_it_answers() {
+        let buf = records();
+        let (mut offset, mut answered) = (0, 0);
+        while offset < buf.len() {
+            let general = InnerWalker::record_at(&buf, offset);
+            match InnerWalker::message_at(&buf, offset) {
+                Some((conn, time, data, next)) => {
+                    answered += 1;
+                    let (record, end) = general.unwrap();
+                    assert_eq!(
+                        record,
+                        InnerRecord::Message {
+                            offset,
+                            conn,
+                            time,
+                            data
+                        }
+                    );
+                    assert_eq!(end, next);
+                }
+                // Another layout or record (parsed by the general path), or the cut message
+                // (an error there).
+                None => {
+                    if general.is_err() {
+                        break;
+                    }
+                }
+            }
+            offset = match InnerWalker::record_at(&buf, offset) {
+                Ok((_, end)) => end,
+                Err(_) => break,
+            };
+        }
+        // The two whole messages in the usual order; the last one is cut short, which only the
+        // general parser reports.
+        assert_eq!(answered, 2);
+        assert!(InnerWalker::message_at(&buf, offset).is_none());
+        assert!(InnerWalker::record_at(&buf, offset).is_err());
     }
 }

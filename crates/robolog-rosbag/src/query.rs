@@ -275,6 +275,7 @@ impl Query {
                 batches: Vec::new(),
                 free: Vec::new(),
                 finished: None,
+                stale_top: false,
                 pool,
                 lists,
                 retired: Vec::new(),
@@ -605,22 +606,31 @@ fn walk_whole_chunk_into(
     }
     entries.reserve(usize::try_from(announced).ok()?.min(1 << 20));
     let mut counts: Vec<(u32, u32)> = Vec::with_capacity(chunk.info.message_counts.len());
-    for record in InnerWalker::new(content) {
-        let InnerRecord::Message {
-            offset,
-            conn,
-            time,
-            data,
-        } = record.ok()?
-        else {
-            continue;
+    let mut offset = 0;
+    while offset < content.len() {
+        // Almost every record is a message in the usual layout: read it on the short path.
+        let (conn, time, data, next) = match InnerWalker::message_at(content, offset) {
+            Some(message) => message,
+            None => match InnerWalker::record_at(content, offset).ok()? {
+                (
+                    InnerRecord::Message {
+                        conn, time, data, ..
+                    },
+                    next,
+                ) => (conn, time, data, next),
+                (_, next) => {
+                    offset = next;
+                    continue;
+                }
+            },
         };
+        let at = std::mem::replace(&mut offset, next);
         match counts.iter_mut().find(|(c, _)| *c == conn) {
             Some((_, n)) => *n = n.checked_add(1)?,
             None => counts.push((conn, 1)),
         }
         if selection.wants(conn, time) {
-            entries.push(entry_at(offset, conn, time, data));
+            entries.push(entry_at(at, conn, time, data));
         }
     }
     // Connections the chunk info announces are defined (opening checks that), so equal counts
@@ -695,6 +705,9 @@ fn load_indexed_chunk(
 /// checks that it is the one the entry describes.
 fn resolve_entry(content: &[u8], entry: &IndexEntry) -> Option<(usize, std::ops::Range<usize>)> {
     let mut at = entry.offset as usize;
+    if let Some((conn, time, data, _)) = InnerWalker::message_at(content, at) {
+        return (conn == entry.conn && time == entry.time).then_some((at, data));
+    }
     loop {
         match InnerWalker::record_at(content, at).ok()? {
             (InnerRecord::Connection { .. }, next) => at = next,
@@ -776,6 +789,9 @@ struct Pipeline {
     /// Time order: the slot whose last entry was handed out. Its batch stays until the next
     /// call, because [`Messages::next_ref`] lends from it.
     finished: Option<usize>,
+    /// Time order: the heap's only entry is behind its batch, which
+    /// [`Pipeline::next_in_only_batch`] advanced without updating it.
+    stale_top: bool,
     pool: BufferPool,
     lists: ListPool,
     /// Decoded chunks whose messages have all been handed out; recycled before the next chunk
@@ -837,18 +853,64 @@ impl Pipeline {
         Some(e)
     }
 
+    /// In time order, the usual case on a short path: one batch is open (chunks that do not
+    /// overlap in time come one after the other), its next entry is not its last, and no chunk
+    /// still to come starts before that entry. Then it is next, and the heap is left alone: its
+    /// entry is brought up to date by the next [`Pipeline::advance`].
+    #[inline]
+    fn next_in_only_batch(&mut self) -> Option<(usize, Entry)> {
+        if self.order != Order::Time || self.heap.len() != 1 || self.finished.is_some() {
+            return None;
+        }
+        let slot = self.heap.peek()?.0.3;
+        let batch = self.batches.get_mut(slot)?;
+        if batch.cursor + 1 >= batch.entries.len() {
+            return None;
+        }
+        let e = *batch.entries.get(batch.cursor)?;
+        // As `next_by_time` decides: a chunk starting at or before the head comes in first.
+        if self.starts.front().is_some_and(|&start| start <= e.time_ns) {
+            return None;
+        }
+        batch.cursor += 1;
+        self.stale_top = true;
+        Some((slot, e))
+    }
+
     /// The slot and entry of the next message: in file order usually from the current batch,
-    /// inline; otherwise through [`Pipeline::advance`].
+    /// inline; otherwise through [`Pipeline::next_entry_by_call`].
     #[inline]
     fn next_entry(&mut self) -> Option<Result<(usize, Entry)>> {
         if let Some(e) = self.next_in_current_batch() {
             return Some(Ok((0, e)));
+        }
+        self.next_entry_by_call()
+    }
+
+    /// The rest of [`Pipeline::next_entry`], out of line so that the file-order step stays
+    /// small enough to inline: in time order usually from the only open batch, otherwise
+    /// through [`Pipeline::advance`].
+    #[inline(never)]
+    fn next_entry_by_call(&mut self) -> Option<Result<(usize, Entry)>> {
+        if let Some(found) = self.next_in_only_batch() {
+            return Some(Ok(found));
         }
         self.advance()
     }
 
     /// The slot and entry of the next message.
     fn advance(&mut self) -> Option<Result<(usize, Entry)>> {
+        if self.stale_top {
+            self.stale_top = false;
+            if let Some(mut top) = self.heap.peek_mut() {
+                let slot = top.0.3;
+                if let Some(batch) = self.batches.get(slot)
+                    && let Some(head) = batch.head()
+                {
+                    top.0 = (head.time_ns, batch.chunk, head.offset, slot);
+                }
+            }
+        }
         if let Some(slot) = self.finished.take() {
             let done = std::mem::replace(&mut self.batches[slot], Batch::empty());
             self.retire(done);

@@ -84,10 +84,27 @@ fn lending_gives_what_iterating_gives_on_every_test_bag() {
     assert!(compared > 10_000, "{compared}");
 }
 
-/// Writes `n` messages on three connections in chunks of about 2 KiB. Times jitter by up to
-/// 50 ns around 10 ns steps, so neighbouring chunks overlap in time and equal times occur.
-/// Returns the bag and what was written, in writing order.
-fn jittered_bag(compression: ChunkCompression, n: u64) -> (Vec<u8>, Vec<Written>) {
+/// Times that jitter by up to 50 ns around 10 ns steps: neighbouring chunks overlap in time and
+/// equal times occur.
+fn jittered(i: u64) -> u64 {
+    1_000_000 + i * 10 + (i * 7919) % 50
+}
+
+/// Times in a staircase down: each block of 25 messages starts 100 ns before the block written
+/// before it and spans 240 ns in 10 ns steps. So a chunk often starts earlier than the chunk
+/// before it in the file, and holds a message at the very time that chunk starts (which must
+/// come second: equal times keep the file's order).
+fn staircase(i: u64) -> u64 {
+    1_000_000 + 30_000 - (i / 25) * 100 + (i % 25) * 10
+}
+
+/// Writes `n` messages on three connections in chunks of about 2 KiB, message `i` at
+/// `time(i)`. Returns the bag and what was written, in writing order.
+fn small_chunk_bag(
+    compression: ChunkCompression,
+    n: u64,
+    time: fn(u64) -> u64,
+) -> (Vec<u8>, Vec<Written>) {
     let options = WriteOptions::new()
         .compression(compression)
         .chunk_threshold(2048);
@@ -104,7 +121,7 @@ fn jittered_bag(compression: ChunkCompression, n: u64) -> (Vec<u8>, Vec<Written>
     let mut written = Vec::new();
     for i in 0..n {
         let conn = conns[(i % 3) as usize];
-        let time = 1_000_000 + i * 10 + (i * 7919) % 50;
+        let time = time(i);
         let text = format!("message {i}");
         let mut data = (text.len() as u32).to_le_bytes().to_vec();
         data.extend_from_slice(text.as_bytes());
@@ -130,7 +147,7 @@ fn lending_merges_overlapping_chunks_in_time_order() {
         ChunkCompression::Lz4,
         ChunkCompression::Bz2,
     ] {
-        let (bytes, written) = jittered_bag(compression, 3000);
+        let (bytes, written) = small_chunk_bag(compression, 3000, jittered);
         let bag = Bag::open(bytes.into()).unwrap();
         // Many chunks, so that the queries with threads load several at once.
         assert!(bag.chunks().count() > 40, "{compression:?}");
@@ -173,5 +190,22 @@ fn lending_merges_overlapping_chunks_in_time_order() {
             .collect();
         assert!(want.len() > 100);
         assert_eq!(without_positions(borrowed(query)), want, "{compression:?}");
+    }
+}
+
+#[test]
+fn equal_times_across_chunks_keep_the_file_order() {
+    for compression in [ChunkCompression::None, ChunkCompression::Lz4] {
+        let (bytes, written) = small_chunk_bag(compression, 3000, staircase);
+        let bag = Bag::open(bytes.into()).unwrap();
+        assert!(bag.chunks().count() > 40, "{compression:?}");
+        let mut by_time = written.clone();
+        by_time.sort_by_key(|&(_, time, _)| time);
+        for threads in [0, 2] {
+            let query = bag.messages().order(Order::Time).threads(threads);
+            let got = borrowed(query.clone());
+            assert_eq!(got, iterated(query), "{compression:?} {threads}");
+            assert_eq!(without_positions(got), by_time, "{compression:?} {threads}");
+        }
     }
 }

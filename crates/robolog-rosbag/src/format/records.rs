@@ -194,17 +194,43 @@ pub(crate) enum InnerHeader<'a> {
     Other(u8),
 }
 
+const OP: &[u8; 8] = b"\x04\x00\x00\x00op=\x02";
+const CONN: &[u8; 9] = b"\x09\x00\x00\x00conn=";
+const TIME: &[u8; 9] = b"\x0d\x00\x00\x00time=";
+
+/// The length of a message data header in the layout ros_comm and our writer use.
+pub(crate) const CANONICAL_MESSAGE_HEADER_LEN: usize = OP.len() + CONN.len() + 4 + TIME.len() + 8;
+
+/// A message data header in the layout ros_comm and our writer use (op, conn, time), checked
+/// as three fixed-size compares; `None` for any other header.
+#[inline]
+pub(crate) fn canonical_message_header(
+    header: &[u8; CANONICAL_MESSAGE_HEADER_LEN],
+) -> Option<MessageHeader> {
+    let (op, rest) = header.split_first_chunk::<8>()?;
+    let (conn_tag, rest) = rest.split_first_chunk::<9>()?;
+    let (conn, rest) = rest.split_first_chunk::<4>()?;
+    let (time_tag, time) = rest.split_first_chunk::<9>()?;
+    let time = time.first_chunk::<8>()?;
+    (op == OP && conn_tag == CONN && time_tag == TIME).then(|| MessageHeader {
+        conn: u32::from_le_bytes(*conn),
+        time: RosTime::from_le_bytes(*time),
+    })
+}
+
 /// The header every writer gives a message record: exactly the fields `op` (= 2), `conn` and
 /// `time`, once each, in any order (Python writes op, conn, time; C++ sorts them). Recognised
 /// byte for byte, since it precedes every message; anything else (other widths, extra or
 /// repeated fields) goes through the general parser.
 #[inline]
 fn message_header_fast(header: &[u8]) -> Option<MessageHeader> {
-    const OP: &[u8] = b"\x04\x00\x00\x00op=\x02";
-    const CONN: &[u8] = b"\x09\x00\x00\x00conn=";
-    const TIME: &[u8] = b"\x0d\x00\x00\x00time=";
-    if header.len() != OP.len() + CONN.len() + 4 + TIME.len() + 8 {
+    if header.len() != CANONICAL_MESSAGE_HEADER_LEN {
         return None;
+    }
+    if let Some(header) = header.first_chunk::<CANONICAL_MESSAGE_HEADER_LEN>()
+        && let Some(message) = canonical_message_header(header)
+    {
+        return Some(message);
     }
     let (mut op, mut conn, mut time) = (false, None, None);
     let mut rest = header;
