@@ -855,15 +855,22 @@ impl MessageIter {
 
     /// Whether the next chunk to load might hold a message that sorts before the heap's top.
     fn must_load(&self) -> bool {
+        match self.heap.peek() {
+            Some(top) => self.loads_before(top.key.primary),
+            None => self.next_chunk < self.pending_starts.len(),
+        }
+    }
+
+    /// Whether the next chunk to load might hold a message that sorts before one whose key
+    /// starts with `primary`.
+    #[inline]
+    fn loads_before(&self, primary: u64) -> bool {
         let Some(&bound) = self.pending_starts.get(self.next_chunk) else {
             return false;
         };
-        let Some(top) = self.heap.peek() else {
-            return true;
-        };
         match self.order {
-            Order::File | Order::LogTime => bound <= top.key.primary,
-            Order::ReverseLogTime => bound >= top.key.primary,
+            Order::File | Order::LogTime => bound <= primary,
+            Order::ReverseLogTime => bound >= primary,
         }
     }
 
@@ -949,26 +956,16 @@ impl MessageIter {
             return None;
         }
         let cursor = self.heap.peek()?.key.cursor;
-        let c = self.cursors.get_mut(cursor)?.as_mut()?;
+        let c = self.cursors.get(cursor)?.as_ref()?;
         if c.data.is_none() || c.next + 1 >= c.msgs.len() {
             return None;
         }
-        let m = *c.msgs.get(c.next)?;
-        if let Some(&bound) = self.pending_starts.get(self.next_chunk) {
-            // As `must_load` would decide with this message's key.
-            let primary = match self.order {
-                Order::File if c.loose => m.offset,
-                Order::File => c.chunk_offset,
-                Order::LogTime | Order::ReverseLogTime => m.log_time,
-            };
-            let must_load = match self.order {
-                Order::File | Order::LogTime => bound <= primary,
-                Order::ReverseLogTime => bound >= primary,
-            };
-            if must_load {
-                return None;
-            }
+        let next = self.key(cursor)?;
+        if self.loads_before(next.key.primary) {
+            return None;
         }
+        let c = self.cursors.get_mut(cursor)?.as_mut()?;
+        let m = *c.msgs.get(c.next)?;
         c.next += 1;
         self.stale_top = true;
         Some((m, Some(cursor)))
