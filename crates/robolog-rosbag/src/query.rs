@@ -386,6 +386,12 @@ impl Batch {
         self.entries.get(self.cursor)
     }
 
+    /// The time-order heap key of the next entry, this batch being in `slot`: time, then
+    /// position in the file.
+    fn head_key(&self, slot: usize) -> Option<(u64, u64, u32, usize)> {
+        self.head().map(|e| (e.time_ns, self.chunk, e.offset, slot))
+    }
+
     fn position(&self, e: &Entry) -> Position {
         match self.file_offset {
             Some(start) => Position::File(start + u64::from(e.offset)),
@@ -863,18 +869,24 @@ impl Pipeline {
             return None;
         }
         let slot = self.heap.peek()?.0.3;
-        let batch = self.batches.get_mut(slot)?;
+        let batch = self.batches.get(slot)?;
         if batch.cursor + 1 >= batch.entries.len() {
             return None;
         }
-        let e = *batch.entries.get(batch.cursor)?;
-        // As `next_by_time` decides: a chunk starting at or before the head comes in first.
-        if self.starts.front().is_some_and(|&start| start <= e.time_ns) {
+        let e = *batch.head()?;
+        if self.receives_before(e.time_ns) {
             return None;
         }
-        batch.cursor += 1;
+        self.batches.get_mut(slot)?.cursor += 1;
         self.stale_top = true;
         Some((slot, e))
+    }
+
+    /// Time order: whether the next chunk still to come must be received before a message at
+    /// `time` is handed out (it starts at or before it).
+    #[inline]
+    fn receives_before(&self, time: u64) -> bool {
+        self.starts.front().is_some_and(|&start| start <= time)
     }
 
     /// The slot and entry of the next message: in file order usually from the current batch,
@@ -904,10 +916,8 @@ impl Pipeline {
             self.stale_top = false;
             if let Some(mut top) = self.heap.peek_mut() {
                 let slot = top.0.3;
-                if let Some(batch) = self.batches.get(slot)
-                    && let Some(head) = batch.head()
-                {
-                    top.0 = (head.time_ns, batch.chunk, head.offset, slot);
+                if let Some(key) = self.batches.get(slot).and_then(|b| b.head_key(slot)) {
+                    top.0 = key;
                 }
             }
         }
@@ -926,18 +936,21 @@ impl Pipeline {
         loop {
             let head_time = self.heap.peek().map(|Reverse(k)| k.0);
             match (self.starts.front(), head_time) {
-                (Some(&start), head) if head.is_none_or(|t| start <= t) => match self.receive()? {
-                    Ok(batch) => {
-                        let Some(&e) = batch.head() else {
-                            self.retire(batch);
-                            continue;
-                        };
-                        let chunk = batch.chunk;
-                        let slot = self.open(batch);
-                        self.heap.push(Reverse((e.time_ns, chunk, e.offset, slot)));
+                (Some(_), head) if head.is_none_or(|t| self.receives_before(t)) => {
+                    match self.receive()? {
+                        Ok(batch) => {
+                            if batch.head().is_none() {
+                                self.retire(batch);
+                                continue;
+                            }
+                            let slot = self.open(batch);
+                            if let Some(key) = self.batches[slot].head_key(slot) {
+                                self.heap.push(Reverse(key));
+                            }
+                        }
+                        Err(e) => return Some(Err(e)),
                     }
-                    Err(e) => return Some(Err(e)),
-                },
+                }
                 (_, None) => return None,
                 (_, Some(_)) => {
                     // Replace the top entry by its batch's next message in place: one sift
@@ -947,8 +960,8 @@ impl Pipeline {
                     let batch = &mut self.batches[slot];
                     let e = *batch.head()?;
                     batch.cursor += 1;
-                    match batch.head() {
-                        Some(next) => top.0 = (next.time_ns, batch.chunk, next.offset, slot),
+                    match batch.head_key(slot) {
+                        Some(next) => top.0 = next,
                         None => {
                             PeekMut::pop(top);
                             self.finished = Some(slot);
