@@ -9,7 +9,7 @@ use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{message_fast, parse_record, verify_attachment_crc};
-use crate::records::{FOOTER_RECORD_LEN, MAGIC, Message, Record, op, record_name};
+use crate::records::{Chunk, FOOTER_RECORD_LEN, MAGIC, Message, Record, op, record_name};
 
 /// Where the next record sits.
 #[derive(Debug, Clone, Copy)]
@@ -38,9 +38,42 @@ struct ChunkCursor {
     offset: u64,
 }
 
-/// A decoded chunk: where it starts, its records, and the CRC of its compressed records (for
-/// the data-section CRC) when the worker computed it.
-type Prefetch = ParallelMap<ChunkScanner, (u64, Result<Bytes>, Option<u32>)>;
+/// A decoded chunk: where it starts, its records, and their part of the data-section CRC.
+type Prefetch = ParallelMap<ChunkScanner, (u64, Result<Bytes>, Option<RecordsCrc>)>;
+
+/// A chunk's records as the data-section CRC sees them: where they lie in the file, and their
+/// CRC-32, had without hashing them on the reading thread.
+#[derive(Debug, Clone, Copy)]
+struct RecordsCrc {
+    start: usize,
+    len: usize,
+    crc: u32,
+}
+
+impl RecordsCrc {
+    /// For the chunk `chunk` of `data`, when the data-section CRC is checked (`wanted`):
+    /// uncompressed records by the chunk's CRC, which decoding checks (`chunk_crc_checked`);
+    /// compressed ones hashed here, on the thread that decodes them.
+    fn of(data: &[u8], chunk: &Chunk<'_>, wanted: bool, chunk_crc_checked: bool) -> Option<Self> {
+        if !wanted {
+            return None;
+        }
+        let crc = if !chunk.compression.is_empty() {
+            crc32(chunk.records)
+        } else if chunk_crc_checked && chunk.uncompressed_crc != 0 {
+            chunk.uncompressed_crc
+        } else {
+            return None;
+        };
+        // Where the records lie in the file (the parser lends them from it).
+        let start = (chunk.records.as_ptr() as usize).checked_sub(data.as_ptr() as usize)?;
+        Some(Self {
+            start,
+            len: chunk.records.len(),
+            crc,
+        })
+    }
+}
 
 /// Reads every record of an MCAP file in file order.
 ///
@@ -288,7 +321,7 @@ impl LinearReader {
             let limit = self.opts.record_limit;
             let verify = self.opts.verify_chunk_crcs;
             let is_draft = self.draft;
-            let hash_compressed = self.opts.verify_data_section_crc && !is_draft;
+            let wanted = self.opts.verify_data_section_crc && !is_draft;
             let prefetch = self.prefetch.get_or_insert_with(|| {
                 let scanner = ChunkScanner {
                     data: data.clone(),
@@ -300,37 +333,31 @@ impl LinearReader {
                     scanner,
                     self.opts.threads,
                     self.opts.in_flight(),
-                    move |(at, recycled): (u64, Vec<u8>)| {
-                        let chunk = chunk_at(&data, at, is_draft);
-                        // The data-section CRC must cover the compressed bytes: hashing them
-                        // here keeps that pass off the reading thread.
-                        let compressed_crc = match &chunk {
-                            Ok(c) if hash_compressed && !c.compression.is_empty() => {
-                                Some(crc32(c.records))
-                            }
-                            _ => None,
-                        };
-                        let result = chunk
-                            .and_then(|c| decode_chunk(&data, &c, at, limit, verify, recycled));
-                        (at, result, compressed_crc)
+                    move |(at, recycled): (u64, Vec<u8>)| match chunk_at(&data, at, is_draft) {
+                        Ok(c) => (
+                            at,
+                            decode_chunk(&data, &c, at, limit, verify, recycled),
+                            RecordsCrc::of(&data, &c, wanted, verify),
+                        ),
+                        Err(e) => (at, Err(e), None),
                     },
                 )
             });
             match prefetch.next() {
-                Some((at, result, compressed_crc)) if at == offset => {
-                    Some((result, compressed_crc))
-                }
+                Some((at, result, records)) if at == offset => Some((result, records)),
                 _ => None,
             }
         } else {
             None
         };
-        let (decoded, compressed_crc) = match prefetched {
+        let (decoded, records) = match prefetched {
             Some(found) => found,
-            None => (self.decode_here(offset, start, end), None),
+            None => self.decode_here(offset, start, end)?,
         };
         let decoded = decoded?;
-        self.join_chunk_records(start, end, compressed_crc);
+        if let Some(records) = records {
+            self.join_chunk_records(records);
+        }
         self.chunk = Some(ChunkCursor {
             data: decoded,
             pos: 0,
@@ -340,7 +367,12 @@ impl LinearReader {
     }
 
     /// Decodes the chunk whose content is `start..end` on this thread.
-    fn decode_here(&self, offset: u64, start: usize, end: usize) -> Result<Bytes> {
+    fn decode_here(
+        &self,
+        offset: u64,
+        start: usize,
+        end: usize,
+    ) -> Result<(Result<Bytes>, Option<RecordsCrc>)> {
         let content = &self.data[start..end];
         let chunk = if self.draft {
             draft::parse_chunk(content, offset)?
@@ -350,55 +382,34 @@ impl LinearReader {
                 _ => return Err(McapError::invalid(offset, "Chunk", "not a chunk")),
             }
         };
-        decode_chunk(
+        let records = RecordsCrc::of(
+            &self.data,
+            &chunk,
+            self.opts.verify_data_section_crc && !self.draft,
+            self.opts.verify_chunk_crcs,
+        );
+        let decoded = decode_chunk(
             &self.data,
             &chunk,
             offset,
             self.opts.record_limit,
             self.opts.verify_chunk_crcs,
             self.pool.take(),
-        )
+        );
+        Ok((decoded, records))
     }
 
-    /// Joins a chunk's records to the data-section CRC without hashing them here: uncompressed
-    /// records, just decoded and so checked against the chunk's CRC, by that CRC; compressed
-    /// ones by the CRC a worker computed (`compressed_crc`). Anything else is hashed when the
-    /// DataEnd record is reached.
-    fn join_chunk_records(&mut self, start: usize, end: usize, compressed_crc: Option<u32>) {
-        if !self.opts.verify_data_section_crc || self.draft {
-            return;
-        }
-        let Some(Ok(Record::Chunk(chunk))) = self
-            .data
-            .get(start..end)
-            .map(|content| parse_record(op::CHUNK, content, start as u64))
-        else {
-            return;
-        };
-        let records_crc = match compressed_crc {
-            Some(crc) if !chunk.compression.is_empty() => crc,
-            None if chunk.compression.is_empty()
-                && self.opts.verify_chunk_crcs
-                && chunk.uncompressed_crc != 0 =>
-            {
-                chunk.uncompressed_crc
-            }
-            _ => return,
-        };
-        // Where the records lie in the file (the parser lends them from it).
-        let Some(records_start) =
-            (chunk.records.as_ptr() as usize).checked_sub(self.data.as_ptr() as usize)
-        else {
-            return;
-        };
-        let records_end = records_start + chunk.records.len();
+    /// Joins a decoded chunk's records to the data-section CRC by their CRC instead of hashing
+    /// them here. Everything else is hashed when the DataEnd record is reached.
+    fn join_chunk_records(&mut self, records: RecordsCrc) {
         let (crc, hashed) = &mut self.data_crc;
-        if records_start < *hashed || records_end > end {
+        let end = records.start + records.len;
+        if records.start < *hashed || end > self.data.len() {
             return;
         }
-        crc.update(&self.data[*hashed..records_start]);
-        crc.combine(&Crc32::resume(records_crc, chunk.records.len() as u64));
-        *hashed = records_end;
+        crc.update(&self.data[*hashed..records.start]);
+        crc.combine(&Crc32::resume(records.crc, records.len as u64));
+        *hashed = end;
     }
 
     fn verify_data_section(&self, offset: u64, start: usize, end: usize) -> Result<()> {
