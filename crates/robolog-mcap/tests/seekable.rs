@@ -47,65 +47,121 @@ fn size(i: u64, chunk: u64) -> usize {
     }
 }
 
-/// Writes the same file through `w`: two channels (one added halfway), with an attachment
-/// and a metadata record in the middle, which close the open chunk.
-fn fill<W: Write>(w: &mut Writer<W>, chunk: u64) {
+/// One step of a random writing session.
+#[derive(Debug, Clone)]
+enum Step {
+    Message {
+        channel: usize,
+        size: usize,
+        time: u64,
+    },
+    Attachment,
+    Metadata,
+    FlushChunk,
+    NewChannel,
+}
+
+fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+    use proptest::prelude::*;
+    prop_oneof![
+        8 => (0usize..4, prop_oneof![0usize..300, 3_000usize..6_000, 20_000usize..300_000], 0u64..1_000)
+            .prop_map(|(channel, size, time)| Step::Message { channel, size, time }),
+        1 => Just(Step::Attachment),
+        1 => Just(Step::Metadata),
+        1 => Just(Step::FlushChunk),
+        1 => Just(Step::NewChannel),
+    ]
+}
+
+/// Plays `steps` on `w`.
+fn play<W: Write>(w: &mut Writer<W>, steps: &[Step]) {
     let schema = w
         .register_schema("pkg/Msg", "ros1msg", b"int32 x\n")
         .unwrap();
-    let a = w
-        .register_channel("/a", "ros1", schema, BTreeMap::new())
-        .unwrap();
-    let mut b = None;
-    for i in 0..120u64 {
-        if i == 40 {
-            b = Some(
-                w.register_channel("/b", "json", 0, BTreeMap::new())
+    let mut channels = vec![
+        w.register_channel("/c0", "ros1", schema, BTreeMap::new())
+            .unwrap(),
+    ];
+    for (i, s) in steps.iter().enumerate() {
+        match s {
+            Step::Message {
+                channel,
+                size,
+                time,
+            } => {
+                let data: Vec<u8> = (0..*size).map(|j| (i + j) as u8).collect();
+                w.write_message(&Message {
+                    channel_id: channels[channel % channels.len()],
+                    sequence: i as u32,
+                    log_time: *time,
+                    publish_time: *time,
+                    data: &data,
+                })
+                .unwrap();
+            }
+            Step::Attachment => w
+                .write_attachment(&Attachment {
+                    log_time: i as u64,
+                    create_time: 0,
+                    name: format!("a{i}").into(),
+                    media_type: "application/octet-stream".into(),
+                    data: vec![i as u8; i % 5_000].into(),
+                    crc: 0,
+                })
+                .unwrap(),
+            Step::Metadata => w
+                .write_metadata(&Metadata {
+                    name: format!("m{i}").into(),
+                    metadata: BTreeMap::from([("step".into(), i.to_string().into())]),
+                })
+                .unwrap(),
+            Step::FlushChunk => w.flush_chunk().unwrap(),
+            Step::NewChannel => channels.push(
+                w.register_channel(&format!("/c{i}"), "json", 0, BTreeMap::new())
                     .unwrap(),
-            );
+            ),
         }
-        if i == 60 {
-            w.write_attachment(&Attachment {
-                log_time: i,
-                create_time: i,
-                name: "calibration.yaml".into(),
-                media_type: "text/yaml".into(),
-                data: b"k: 1\n".as_slice().into(),
-                crc: 0,
-            })
-            .unwrap();
-        }
-        if i == 90 {
-            w.write_metadata(&Metadata {
-                name: "robot".into(),
-                metadata: BTreeMap::from([("id".into(), "r2".into())]),
-            })
-            .unwrap();
-        }
-        let data: Vec<u8> = (0..size(i, chunk))
-            .map(|j| (i as usize + j) as u8)
-            .collect();
-        let channel_id = match b {
-            Some(b) if i % 3 == 0 => b,
-            _ => a,
-        };
-        w.write_message(&Message {
-            channel_id,
-            sequence: i as u32,
-            log_time: 1_000 + i * 10 - if i % 7 == 3 { 25 } else { 0 },
-            publish_time: i,
-            data: &data,
-        })
-        .unwrap();
     }
 }
 
-/// The file written by `Writer::new`, and by `Writer::new_seekable` after `prefix` bytes that
-/// were already in the output, with the number of seeks it made.
-fn both(opts: &WriteOptions, prefix: usize) -> (Vec<u8>, Vec<u8>, usize) {
-    let chunk = opts.chunk_size.unwrap_or(1 << 20);
+/// The session every fixed test writes: 120 messages of the sizes above on a channel, a
+/// second channel added at step 40 (every third message goes there from then on), an
+/// attachment at step 60 and a metadata record at step 90, which close the open chunk; log
+/// times now and then out of order.
+fn session(chunk: u64) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for i in 0..120u64 {
+        match i {
+            40 => steps.push(Step::NewChannel),
+            60 => steps.push(Step::Attachment),
+            90 => steps.push(Step::Metadata),
+            _ => {}
+        }
+        steps.push(Step::Message {
+            channel: usize::from(i % 3 == 0),
+            size: size(i, chunk),
+            time: 1_000 + i * 10 - if i % 7 == 3 { 25 } else { 0 },
+        });
+    }
+    steps
+}
+
+/// Uncompressed chunks of `chunk` bytes (unchunked for `None`).
+fn uncompressed(chunk: Option<u64>, crcs: bool, message_indexes: bool) -> WriteOptions {
+    WriteOptions {
+        crcs,
+        message_indexes,
+        ..WriteOptions::default()
+            .with_compression(Compression::None)
+            .with_chunk_size(chunk)
+    }
+}
+
+/// The file `steps` make through `Writer::new`, and through `Writer::new_seekable` after
+/// `prefix` bytes that were already in the output, with the number of seeks it made.
+fn both(opts: &WriteOptions, prefix: usize, steps: &[Step]) -> (Vec<u8>, Vec<u8>, usize) {
     let mut plain = Writer::new(Vec::new(), opts.clone()).unwrap();
-    fill(&mut plain, chunk);
+    play(&mut plain, steps);
     let plain = plain.finish().unwrap();
 
     let mut out = Counting {
@@ -114,7 +170,7 @@ fn both(opts: &WriteOptions, prefix: usize) -> (Vec<u8>, Vec<u8>, usize) {
     };
     out.inner.seek(SeekFrom::End(0)).unwrap();
     let mut seekable = Writer::new_seekable(out, opts.clone()).unwrap();
-    fill(&mut seekable, chunk);
+    play(&mut seekable, steps);
     let out = seekable.finish().unwrap();
     let bytes = out.inner.into_inner();
     assert_eq!(bytes[..prefix], vec![0xAB; prefix][..]);
@@ -132,14 +188,9 @@ fn streamed_chunks_are_byte_identical_to_buffered_ones() {
     ] {
         for crcs in [true, false] {
             for message_indexes in [true, false] {
-                let opts = WriteOptions {
-                    crcs,
-                    message_indexes,
-                    ..WriteOptions::default()
-                        .with_compression(Compression::None)
-                        .with_chunk_size(chunk)
-                };
-                let (plain, seekable, seeks) = both(&opts, 0);
+                let opts = uncompressed(chunk, crcs, message_indexes);
+                let steps = session(chunk.unwrap_or(1 << 20));
+                let (plain, seekable, seeks) = both(&opts, 0, &steps);
                 let what =
                     format!("chunk {chunk:?}, crcs {crcs}, message indexes {message_indexes}");
                 assert_eq!(plain.len(), seekable.len(), "{what}");
@@ -161,10 +212,8 @@ fn streamed_chunks_are_byte_identical_to_buffered_ones() {
 
 #[test]
 fn an_output_that_already_holds_data_gets_the_same_file_after_it() {
-    let opts = WriteOptions::default()
-        .with_compression(Compression::None)
-        .with_chunk_size(Some(64 * 1024));
-    let (plain, seekable, _) = both(&opts, 1000);
+    let opts = uncompressed(Some(64 * 1024), true, true);
+    let (plain, seekable, _) = both(&opts, 1000, &session(64 * 1024));
     assert!(plain == seekable);
 }
 
@@ -177,7 +226,7 @@ fn compressed_chunks_are_not_streamed() {
         let opts = WriteOptions::default()
             .with_compression(compression)
             .with_chunk_size(Some(64 * 1024));
-        let (plain, seekable, seeks) = both(&opts, 0);
+        let (plain, seekable, seeks) = both(&opts, 0, &session(64 * 1024));
         assert!(plain == seekable, "{compression:?}");
         assert_eq!(
             seeks, 1,
@@ -188,19 +237,30 @@ fn compressed_chunks_are_not_streamed() {
 
 #[test]
 fn a_streamed_file_reads_back_with_every_message_and_valid_crcs() {
-    let opts = WriteOptions::default()
-        .with_compression(Compression::None)
-        .with_chunk_size(Some(64 * 1024));
-    let (_, file, _) = both(&opts, 0);
+    let steps = session(64 * 1024);
+    let (_, file, _) = both(&uncompressed(Some(64 * 1024), true, true), 0, &steps);
+    // Each message's sequence is its step's index.
+    let written: Vec<(u32, usize)> = steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Step::Message { size, .. } => Some((i as u32, *size)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(written.len(), 120);
     let reader = McapReader::open(Bytes::from(file.clone())).unwrap();
-    let mut sequences = Vec::new();
-    for m in reader.messages().iter().unwrap() {
-        let m = m.unwrap();
-        assert_eq!(m.data.len(), size(u64::from(m.sequence), 64 * 1024));
-        sequences.push(m.sequence);
-    }
-    sequences.sort_unstable();
-    assert_eq!(sequences, (0..120).collect::<Vec<_>>());
+    let mut read: Vec<(u32, usize)> = reader
+        .messages()
+        .iter()
+        .unwrap()
+        .map(|m| {
+            let m = m.unwrap();
+            (m.sequence, m.data.len())
+        })
+        .collect();
+    read.sort_unstable();
+    assert_eq!(read, written);
     // The doctor checks the chunk and data-section CRCs, which join the streamed parts. Its
     // warnings are the out-of-order log times written on purpose.
     let errors: Vec<_> = robolog_mcap::check(&file)
@@ -292,83 +352,6 @@ fn a_writer_killed_inside_a_streamed_chunk_leaves_its_messages_recoverable() {
     assert_eq!(buffered, (0..6).collect::<Vec<_>>());
 }
 
-/// One step of a random writing session.
-#[derive(Debug, Clone)]
-enum Step {
-    Message {
-        channel: usize,
-        size: usize,
-        time: u64,
-    },
-    Attachment,
-    Metadata,
-    FlushChunk,
-    NewChannel,
-}
-
-fn step() -> impl proptest::strategy::Strategy<Value = Step> {
-    use proptest::prelude::*;
-    prop_oneof![
-        8 => (0usize..4, prop_oneof![0usize..300, 3_000usize..6_000, 20_000usize..300_000], 0u64..1_000)
-            .prop_map(|(channel, size, time)| Step::Message { channel, size, time }),
-        1 => Just(Step::Attachment),
-        1 => Just(Step::Metadata),
-        1 => Just(Step::FlushChunk),
-        1 => Just(Step::NewChannel),
-    ]
-}
-
-/// Plays `steps` on `w`.
-fn play<W: Write>(w: &mut Writer<W>, steps: &[Step]) {
-    let schema = w
-        .register_schema("pkg/Msg", "ros1msg", b"int32 x\n")
-        .unwrap();
-    let mut channels = vec![
-        w.register_channel("/c0", "ros1", schema, BTreeMap::new())
-            .unwrap(),
-    ];
-    for (i, s) in steps.iter().enumerate() {
-        match s {
-            Step::Message {
-                channel,
-                size,
-                time,
-            } => {
-                let data: Vec<u8> = (0..*size).map(|j| (i + j) as u8).collect();
-                w.write_message(&Message {
-                    channel_id: channels[channel % channels.len()],
-                    sequence: i as u32,
-                    log_time: *time,
-                    publish_time: *time,
-                    data: &data,
-                })
-                .unwrap();
-            }
-            Step::Attachment => w
-                .write_attachment(&Attachment {
-                    log_time: i as u64,
-                    create_time: 0,
-                    name: format!("a{i}").into(),
-                    media_type: "application/octet-stream".into(),
-                    data: vec![i as u8; i % 5_000].into(),
-                    crc: 0,
-                })
-                .unwrap(),
-            Step::Metadata => w
-                .write_metadata(&Metadata {
-                    name: format!("m{i}").into(),
-                    metadata: BTreeMap::from([("step".into(), i.to_string().into())]),
-                })
-                .unwrap(),
-            Step::FlushChunk => w.flush_chunk().unwrap(),
-            Step::NewChannel => channels.push(
-                w.register_channel(&format!("/c{i}"), "json", 0, BTreeMap::new())
-                    .unwrap(),
-            ),
-        }
-    }
-}
-
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
 
@@ -386,21 +369,8 @@ proptest::proptest! {
         message_indexes in proptest::bool::ANY,
         prefix in 0usize..3,
     ) {
-        let opts = WriteOptions {
-            crcs,
-            message_indexes,
-            ..WriteOptions::default()
-                .with_compression(Compression::None)
-                .with_chunk_size(chunk)
-        };
-        let mut plain = Writer::new(Vec::new(), opts.clone()).unwrap();
-        play(&mut plain, &steps);
-        let plain = plain.finish().unwrap();
-        let mut out = Cursor::new(vec![7u8; prefix]);
-        out.seek(SeekFrom::End(0)).unwrap();
-        let mut seekable = Writer::new_seekable(out, opts).unwrap();
-        play(&mut seekable, &steps);
-        let bytes = seekable.finish().unwrap().into_inner();
-        proptest::prop_assert!(plain[..] == bytes[prefix..]);
+        let opts = uncompressed(chunk, crcs, message_indexes);
+        let (plain, seekable, _) = both(&opts, prefix, &steps);
+        proptest::prop_assert!(plain == seekable);
     }
 }
