@@ -37,11 +37,12 @@ impl std::fmt::Debug for BagWriter {
 }
 
 impl BagWriter {
-    /// A writer to `output` (a file or memory: bags need to seek back once, at the end).
+    /// A writer to `output` (a file, memory or a seekable stream: bags need to seek back once,
+    /// at the end).
     pub fn new(output: Output, options: WriteOptions) -> Result<Self> {
         if !output.is_seekable() {
             return Err(Error::Output(
-                "a ROS bag cannot be written to a stream: its header is completed at the end; write to a file"
+                "a ROS bag cannot be written to a stream: its header is completed at the end; write to a file or a seekable stream"
                     .into(),
             ));
         }

@@ -57,7 +57,8 @@
 //! # Writing, converting, merging
 //!
 //! [`LogWriter`] is implemented by [`BagWriter`], [`McapWriter`] and [`BddfWriter`] (or
-//! [`create_writer`]), writing to an [`Output`] (files are written atomically). [`convert`],
+//! [`create_writer`]), writing to an [`Output`]: a path (written atomically), memory, a seekable
+//! stream the caller opened, or any stream (not for bags). [`convert`],
 //! [`convert_stream`] and [`merge`] copy channels, messages, attachments and metadata with topic
 //! and time filters and a progress hook. Message bytes and log times are always copied exactly.
 //! What each target cannot hold:

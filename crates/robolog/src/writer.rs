@@ -50,7 +50,8 @@ pub struct Finished {
 }
 
 /// Where a writer's bytes go: a file (written beside its path and renamed into place on
-/// success), memory, or any stream (MCAP and BDDF only: a bag needs to seek back once).
+/// success), memory, a stream that can seek (a file the caller opened), or any stream (MCAP
+/// and BDDF only: a bag needs to seek back once).
 pub struct Output {
     kind: OutputKind,
     streamed: u64,
@@ -59,15 +60,34 @@ pub struct Output {
 enum OutputKind {
     File(BufWriter<AtomicFile>),
     Memory(Cursor<Vec<u8>>),
+    Seekable(SeekableStream),
     Stream(Box<dyn Write + Send>),
     Finished,
 }
+
+/// A caller's seekable stream, with how far the writer has gone in it.
+struct SeekableStream {
+    inner: Box<dyn WriteSeek + Send>,
+    /// Where the output began in the stream.
+    start: u64,
+    /// The stream position now.
+    position: u64,
+    /// The furthest position written to: the end of the output, even after the writer seeks
+    /// back to complete a header.
+    end: u64,
+}
+
+/// What [`Output::seekable`] needs: both traits behind one box.
+trait WriteSeek: Write + Seek {}
+
+impl<T: Write + Seek> WriteSeek for T {}
 
 impl std::fmt::Debug for Output {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match &self.kind {
             OutputKind::File(f) => format!("file {}", f.get_ref().target().display()),
             OutputKind::Memory(m) => format!("memory ({} bytes)", m.get_ref().len()),
+            OutputKind::Seekable(s) => format!("seekable stream from byte {}", s.start),
             OutputKind::Stream(_) => "stream".to_owned(),
             OutputKind::Finished => "finished".to_owned(),
         };
@@ -92,6 +112,21 @@ impl Output {
         Self::new(OutputKind::Memory(Cursor::new(Vec::new())))
     }
 
+    /// A stream that can seek, from its current position: a `File` (or a `BufWriter` over one)
+    /// that the caller opened, a `Cursor`. Every format can be written to it, and MCAP writes
+    /// its uncompressed chunks as they fill instead of holding each in memory. Unlike
+    /// [`Output::file`], nothing is renamed or synced: what the stream's owner does with the
+    /// bytes, and with a writer that fails halfway, is up to them.
+    pub fn seekable(mut writer: impl Write + Seek + Send + 'static) -> Result<Self> {
+        let start = writer.stream_position()?;
+        Ok(Self::new(OutputKind::Seekable(SeekableStream {
+            inner: Box::new(writer),
+            start,
+            position: start,
+            end: start,
+        })))
+    }
+
     /// Any stream, such as stdout (not for bags).
     pub fn stream(writer: impl Write + Send + 'static) -> Self {
         Self::new(OutputKind::Stream(Box::new(writer)))
@@ -101,9 +136,12 @@ impl Output {
         Self { kind, streamed: 0 }
     }
 
-    /// True for files and memory, false for streams.
+    /// True for files, memory and [`Output::seekable`] streams, false for other streams.
     pub fn is_seekable(&self) -> bool {
-        matches!(self.kind, OutputKind::File(_) | OutputKind::Memory(_))
+        matches!(
+            self.kind,
+            OutputKind::File(_) | OutputKind::Memory(_) | OutputKind::Seekable(_)
+        )
     }
 
     /// Flushes, commits a file output, and says what was written.
@@ -120,6 +158,17 @@ impl Output {
                 Ok(Finished {
                     bytes: data.len() as u64,
                     data: Some(data),
+                })
+            }
+            OutputKind::Seekable(mut out) => {
+                // Left at the end of the output, as a caller appending after it would expect.
+                if out.position != out.end {
+                    out.inner.seek(SeekFrom::Start(out.end))?;
+                }
+                out.inner.flush()?;
+                Ok(Finished {
+                    bytes: out.end - out.start,
+                    data: None,
                 })
             }
             OutputKind::Stream(mut out) => {
@@ -139,6 +188,12 @@ impl Write for Output {
         let n = match &mut self.kind {
             OutputKind::File(f) => f.write(buf)?,
             OutputKind::Memory(m) => m.write(buf)?,
+            OutputKind::Seekable(s) => {
+                let n = s.inner.write(buf)?;
+                s.position += n as u64;
+                s.end = s.end.max(s.position);
+                n
+            }
             OutputKind::Stream(s) => s.write(buf)?,
             OutputKind::Finished => return Err(io::Error::other("the output was finished")),
         };
@@ -150,6 +205,7 @@ impl Write for Output {
         match &mut self.kind {
             OutputKind::File(f) => f.flush(),
             OutputKind::Memory(m) => m.flush(),
+            OutputKind::Seekable(s) => s.inner.flush(),
             OutputKind::Stream(s) => s.flush(),
             OutputKind::Finished => Ok(()),
         }
@@ -161,6 +217,10 @@ impl Seek for Output {
         match &mut self.kind {
             OutputKind::File(f) => f.seek(pos),
             OutputKind::Memory(m) => m.seek(pos),
+            OutputKind::Seekable(s) => {
+                s.position = s.inner.seek(pos)?;
+                Ok(s.position)
+            }
             OutputKind::Stream(_) | OutputKind::Finished => Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "this output cannot seek",
@@ -241,4 +301,49 @@ pub fn create_writer(output: Output, options: WriterOptions) -> Result<Box<dyn L
         #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
         WriterOptions::Unavailable(never) => match never {},
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::io::{Cursor, Seek, SeekFrom, Write};
+    use std::sync::{Arc, Mutex};
+
+    use super::Output;
+
+    /// A cursor whose bytes and position the test can still see after the output took it.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Cursor<Vec<u8>>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().write(buf)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Seek for Shared {
+        fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+            self.0.lock().unwrap().seek(pos)
+        }
+    }
+
+    #[test]
+    fn a_seekable_output_ends_at_its_furthest_byte_even_when_left_behind_it() {
+        let stream = Shared::default();
+        stream.clone().write_all(b"old").unwrap();
+        let mut out = Output::seekable(stream.clone()).unwrap();
+        out.write_all(b"0123456789").unwrap();
+        // A writer that completes a header last and stays there.
+        out.seek(SeekFrom::Start(5)).unwrap();
+        out.write_all(b"h").unwrap();
+        let finished = out.finish().unwrap();
+        assert_eq!(finished.bytes, 10);
+        let cursor = stream.0.lock().unwrap();
+        assert_eq!(cursor.position(), 13);
+        assert_eq!(cursor.get_ref().as_slice(), b"old01h3456789");
+    }
 }

@@ -253,6 +253,35 @@ fn outputs_by_path_appear_only_when_finished() {
     assert!(matches!(err, Error::Output(_)), "{err}");
 }
 
+#[test]
+fn seekable_streams_take_every_format_from_where_they_stand() {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let bag = open(testdata::path("bags/generated/ros_comm/ref_none.bag")).unwrap();
+    for format in [Format::Bag, Format::Mcap, Format::Bddf] {
+        let mut in_memory = writer(format);
+        convert(&bag, &mut *in_memory, ConvertOptions::new()).unwrap();
+        let expected = in_memory.finish().unwrap().data.unwrap();
+
+        // A file the caller opened and already wrote a prefix to; the output starts after it.
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(b"prefix").unwrap();
+        let output = Output::seekable(file.try_clone().unwrap()).unwrap();
+        assert!(output.is_seekable());
+        let mut out = create_writer(output, WriterOptions::default_for(format).unwrap()).unwrap();
+        convert(&bag, &mut *out, ConvertOptions::new()).unwrap();
+        let finished = out.finish().unwrap();
+        assert_eq!(finished.bytes, expected.len() as u64, "{format:?}");
+        assert_eq!(finished.data, None);
+        // The stream is left at the end of the output (the bag writer seeks back to its header).
+        assert_eq!(file.stream_position().unwrap(), 6 + expected.len() as u64);
+        let mut written = Vec::new();
+        file.seek(SeekFrom::Start(0)).unwrap();
+        file.read_to_end(&mut written).unwrap();
+        assert_eq!(&written[..6], b"prefix");
+        assert!(written[6..] == expected[..], "{format:?}: bytes differ");
+    }
+}
+
 fn message_on(channel: &Arc<Channel>, log_time_ns: u64) -> Message {
     Message {
         channel: Arc::clone(channel),
