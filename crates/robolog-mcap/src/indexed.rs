@@ -507,6 +507,22 @@ fn decode_job(
     mut msgs: Vec<MsgRef>,
 ) -> Result<Decoded> {
     let at = index.chunk_start_offset;
+    let indexed = match &filter.channels {
+        Some(wanted) if !index.message_index_offsets.is_empty() => {
+            message_index_offsets(input, index, wanted, filter)
+        }
+        _ => None,
+    };
+    // The chunk overlaps the query's time range, but its message indexes say that none of the
+    // wanted channels' messages fall inside it (the chunks at either end of a range, say): it
+    // is not read at all.
+    if indexed.as_ref().is_some_and(Vec::is_empty) {
+        return Ok(Decoded {
+            index: index.clone(),
+            data: Bytes::new(),
+            msgs,
+        });
+    }
     let chunk = indexed_chunk_at(input, at)?;
     let data = decode_chunk(
         input,
@@ -516,12 +532,6 @@ fn decode_job(
         opts.verify_chunk_crcs,
         recycled,
     )?;
-    let indexed = match &filter.channels {
-        Some(wanted) if !index.message_index_offsets.is_empty() => {
-            message_index_offsets(input, index, wanted, filter)
-        }
-        _ => None,
-    };
     match indexed {
         Some(offsets) => {
             for offset in offsets {
