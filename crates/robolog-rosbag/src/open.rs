@@ -272,10 +272,10 @@ impl Bag {
         self.inner.chunks.iter().map(|c| &c.info)
     }
 
-    /// The header of each chunk, in the order of [`Bag::chunks`]: compression and sizes. Each
-    /// is read from the chunk record (once; later calls and queries reuse it), so this visits
-    /// the whole file unless [`OpenOptions::verify_chunks`] did at open. A position that does
-    /// not lead to a chunk record is [`Error::IndexDamaged`].
+    /// The header of each chunk, in the order of [`Bag::chunks`]: compression, sizes and where
+    /// its data is. Each is read from the chunk record (once; later calls and queries reuse it),
+    /// so this visits the whole file unless [`OpenOptions::verify_chunks`] did at open. A
+    /// position that does not lead to a chunk record is [`Error::IndexDamaged`].
     pub fn chunk_headers(&self) -> impl ExactSizeIterator<Item = Result<ChunkHeader>> + '_ {
         let data = &self.inner;
         data.chunks.iter().map(|c| {
@@ -284,6 +284,7 @@ impl Bag {
                     compression: layout.compression,
                     compressed_size: layout.data.len() as u64,
                     uncompressed_size: u64::from(layout.size),
+                    data_offset: layout.data.start as u64,
                 })
         })
     }

@@ -30,6 +30,9 @@ pub struct ChunkHeader {
     pub compressed_size: u64,
     /// Bytes of chunk data once decompressed.
     pub uncompressed_size: u64,
+    /// File offset of the chunk data (the stored bytes, compressed or not): with
+    /// `compressed_size`, the slice of the file to hand to a decoder of one's own.
+    pub data_offset: u64,
 }
 
 /// Totals for the chunks of one compression.

@@ -85,9 +85,16 @@ fn lz4_chunks_use_the_roslz4_frame_profile() {
     };
     assert_eq!(sizes(&back), sizes(&reference));
     for (chunk, header) in back.chunks().zip(back.chunk_headers()) {
-        assert_eq!(header.unwrap().compression, ChunkCompression::Lz4);
+        let header = header.unwrap();
+        assert_eq!(header.compression, ChunkCompression::Lz4);
         // CHUNK header (41 bytes + 4 + 4 for lz4 is 40) then the frame.
         let data_start = chunk.position as usize + 4 + 40 + 4;
+        assert_eq!(header.data_offset, data_start as u64);
+        // The data length field just before the data.
+        assert_eq!(
+            &ours[data_start - 4..data_start],
+            &(header.compressed_size as u32).to_le_bytes()
+        );
         assert_eq!(
             &ours[data_start..data_start + 6],
             &[0x04, 0x22, 0x4D, 0x18, 0x64, 0x60]

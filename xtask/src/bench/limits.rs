@@ -97,21 +97,12 @@ fn chunks<'a>(
     let mut out = Vec::new();
     if variant.is_bag() {
         let bag = robolog_rosbag::Bag::open(bytes.clone()).map_err(|e| e.to_string())?;
-        for (info, header) in bag.chunks().zip(bag.chunk_headers()) {
+        for header in bag.chunk_headers() {
             let header = header.map_err(|e| e.to_string())?;
-            // CHUNK record: header length, header, data length, data.
-            let pos = usize::try_from(info.position).map_err(|e| e.to_string())?;
-            let u32_at = |at: usize| -> Result<usize, String> {
-                let b = file.get(at..at + 4).ok_or("chunk out of bounds")?;
-                Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            };
-            let header_len = u32_at(pos)?;
-            let data_at = pos + 4 + header_len;
-            let data_len = u32_at(data_at)?;
+            let start = usize::try_from(header.data_offset).map_err(|e| e.to_string())?;
+            let len = usize::try_from(header.compressed_size).map_err(|e| e.to_string())?;
             out.push(RawChunk {
-                data: file
-                    .get(data_at + 4..data_at + 4 + data_len)
-                    .ok_or("chunk out of bounds")?,
+                data: file.get(start..start + len).ok_or("chunk out of bounds")?,
                 uncompressed: usize::try_from(header.uncompressed_size)
                     .map_err(|e| e.to_string())?,
             });
