@@ -70,6 +70,7 @@ mod linear;
 mod message;
 mod options;
 pub mod parse;
+mod record_source;
 pub mod records;
 mod recover;
 pub mod serialize;

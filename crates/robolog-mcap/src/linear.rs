@@ -9,20 +9,8 @@ use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{message_fast, parse_record, verify_attachment_crc};
+use crate::record_source::{RecordSource, Slot};
 use crate::records::{Chunk, FOOTER_RECORD_LEN, MAGIC, Message, Record, op, record_name};
-
-/// Where the next record sits.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    in_chunk: bool,
-    /// Which of the ratified records a two-in-one draft record is read as.
-    part: u8,
-    opcode: u8,
-    /// Absolute file offset of a top-level record, or the offset inside the chunk records.
-    offset: u64,
-    start: usize,
-    end: usize,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -162,36 +150,7 @@ impl LinearReader {
 
     /// The next record, `None` after the Footer (and the trailing magic), or an error.
     pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
-        let slot = loop {
-            let slot = match self.advance()? {
-                Ok(slot) => slot,
-                Err(e) => return Some(Err(e)),
-            };
-            if !self.draft {
-                break slot;
-            }
-            // A draft record without a ratified counterpart for this part is skipped.
-            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part) {
-                Ok(None) => continue,
-                _ => break slot,
-            }
-        };
-        let bytes = self.slot_bytes(&slot);
-        if self.draft {
-            return draft::parse_record(slot.opcode, bytes, slot.offset, slot.part).transpose();
-        }
-        Some(parse_record(slot.opcode, bytes, slot.offset))
-    }
-
-    fn slot_bytes(&self, slot: &Slot) -> &[u8] {
-        if slot.in_chunk {
-            match &self.chunk {
-                Some(c) => &c.data[slot.start..slot.end],
-                None => &[],
-            }
-        } else {
-            &self.data[slot.start..slot.end]
-        }
+        self.next_parsed()
     }
 
     /// Turns the reader into an iterator of messages (other records are checked and skipped).
@@ -204,23 +163,7 @@ impl LinearReader {
         Some(Err(e))
     }
 
-    /// Moves to the next record and says where it is.
-    fn advance(&mut self) -> Option<Result<Slot>> {
-        let slot = self.advance_frame();
-        if self.draft
-            && let Some(Ok(slot)) = &slot
-            && slot.part == 0
-            && draft::has_two_parts(slot.opcode)
-        {
-            self.pending = Some(Slot { part: 1, ..*slot });
-        }
-        slot
-    }
-
     fn advance_frame(&mut self) -> Option<Result<Slot>> {
-        if let Some(pending) = self.pending.take() {
-            return Some(Ok(pending));
-        }
         let (chunk_op, data_end_op) = if self.draft {
             (u16::from(draft::op::CHUNK), 0x100)
         } else {
@@ -487,6 +430,32 @@ impl LinearReader {
     }
 }
 
+impl RecordSource for LinearReader {
+    fn is_draft(&self) -> bool {
+        self.draft
+    }
+
+    fn pending(&mut self) -> &mut Option<Slot> {
+        &mut self.pending
+    }
+
+    #[inline]
+    fn next_frame(&mut self) -> Option<Result<Slot>> {
+        self.advance_frame()
+    }
+
+    fn content(&self, slot: &Slot) -> &[u8] {
+        if slot.in_chunk {
+            match &self.chunk {
+                Some(c) => &c.data[slot.start..slot.end],
+                None => &[],
+            }
+        } else {
+            &self.data[slot.start..slot.end]
+        }
+    }
+}
+
 /// The next record inside a flattened chunk.
 fn next_in_chunk(cursor: &mut ChunkCursor) -> Option<Result<Slot>> {
     if cursor.pos >= cursor.data.len() {
@@ -594,12 +563,8 @@ impl LinearReader {
                 Err(e) => return Some(Err(e)),
             };
             let is_message = if self.draft {
-                match draft::parse_record(
-                    slot.opcode,
-                    self.slot_bytes(&slot),
-                    slot.offset,
-                    slot.part,
-                ) {
+                match draft::parse_record(slot.opcode, self.content(&slot), slot.offset, slot.part)
+                {
                     Ok(Some(Record::Message(_))) => true,
                     Ok(_) => false,
                     Err(e) => return Some(Err(e)),

@@ -12,6 +12,7 @@ use crate::error::{McapError, Result};
 use crate::linear::frame_at;
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{parse_record, verify_attachment_crc};
+use crate::record_source::{RecordSource, Slot};
 use crate::records::{MAGIC, Record, op, record_name};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,16 +20,6 @@ enum Phase {
     Magic,
     Records,
     Done,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    in_chunk: bool,
-    part: u8,
-    opcode: u8,
-    offset: u64,
-    start: usize,
-    end: usize,
 }
 
 /// Reads MCAP records from a stream, in order.
@@ -108,33 +99,7 @@ impl<R: Read> StreamReader<R> {
     /// The next record, `None` after the Footer and trailing magic, or an error. Errors inside
     /// a chunk (CRC, compression) skip that chunk; other errors end the stream.
     pub fn next_record(&mut self) -> Option<Result<Record<'_>>> {
-        let slot = loop {
-            let slot = match self.advance()? {
-                Ok(slot) => slot,
-                Err(e) => return Some(Err(e)),
-            };
-            if !self.draft {
-                break slot;
-            }
-            // A draft record without a ratified counterpart for this part is skipped.
-            match draft::parse_record(slot.opcode, self.slot_bytes(&slot), slot.offset, slot.part) {
-                Ok(None) => continue,
-                _ => break slot,
-            }
-        };
-        let bytes = self.slot_bytes(&slot);
-        if self.draft {
-            return draft::parse_record(slot.opcode, bytes, slot.offset, slot.part).transpose();
-        }
-        Some(parse_record(slot.opcode, bytes, slot.offset))
-    }
-
-    fn slot_bytes(&self, slot: &Slot) -> &[u8] {
-        if slot.in_chunk {
-            &self.chunk[slot.start..slot.end]
-        } else {
-            &self.record[slot.start..slot.end]
-        }
+        self.next_parsed()
     }
 
     fn fail(&mut self, e: McapError) -> Option<Result<Slot>> {
@@ -142,22 +107,7 @@ impl<R: Read> StreamReader<R> {
         Some(Err(e))
     }
 
-    fn advance(&mut self) -> Option<Result<Slot>> {
-        let slot = self.advance_frame();
-        if self.draft
-            && let Some(Ok(slot)) = &slot
-            && slot.part == 0
-            && draft::has_two_parts(slot.opcode)
-        {
-            self.pending = Some(Slot { part: 1, ..*slot });
-        }
-        slot
-    }
-
     fn advance_frame(&mut self) -> Option<Result<Slot>> {
-        if let Some(pending) = self.pending.take() {
-            return Some(Ok(pending));
-        }
         loop {
             if self.in_chunk {
                 match frame_at(&self.chunk, self.chunk_pos) {
@@ -423,6 +373,29 @@ impl<R: Read> StreamReader<R> {
         self.chunk_pos = 0;
         self.chunk_offset = offset;
         Ok(())
+    }
+}
+
+impl<R: Read> RecordSource for StreamReader<R> {
+    fn is_draft(&self) -> bool {
+        self.draft
+    }
+
+    fn pending(&mut self) -> &mut Option<Slot> {
+        &mut self.pending
+    }
+
+    #[inline]
+    fn next_frame(&mut self) -> Option<Result<Slot>> {
+        self.advance_frame()
+    }
+
+    fn content(&self, slot: &Slot) -> &[u8] {
+        if slot.in_chunk {
+            &self.chunk[slot.start..slot.end]
+        } else {
+            &self.record[slot.start..slot.end]
+        }
     }
 }
 
