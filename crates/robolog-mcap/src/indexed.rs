@@ -519,7 +519,9 @@ fn decode_job(
     if indexed.as_ref().is_some_and(Vec::is_empty) {
         return Ok(Decoded {
             index: index.clone(),
-            data: Bytes::new(),
+            // Empty, but holding the recycled allocation, which goes back to the pool with
+            // the chunk: dropped here, the next query would allocate (and fault in) a new one.
+            data: Bytes::from(recycled),
             msgs,
         });
     }
@@ -1105,5 +1107,58 @@ impl MessageIter {
             });
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::{Filter, decode_job};
+    use crate::chunk::recycle;
+    use crate::{Bytes, McapReader, Message, Order, ReadOptions, WriteOptions, Writer};
+
+    #[test]
+    fn a_skipped_chunk_hands_its_recycled_buffer_back() {
+        let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
+        let channel = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
+        for t in [100, 200] {
+            w.write_message(&Message {
+                channel_id: channel,
+                sequence: 0,
+                log_time: t,
+                publish_time: t,
+                data: b"x",
+            })
+            .unwrap();
+        }
+        let file = Bytes::from(w.finish().unwrap());
+        let reader = McapReader::open(file.clone()).unwrap();
+        let index = reader.summary().chunk_indexes[0].clone();
+        // The chunk spans 100..=200; its only channel has nothing in 150..180.
+        let filter = Filter {
+            channels: Some(BTreeSet::from([channel])),
+            start: 150,
+            end: 180,
+            end_inclusive: false,
+        };
+        let buffer = Vec::with_capacity(1 << 20);
+        let opts = ReadOptions::default();
+        let decoded = decode_job(
+            &file,
+            &index,
+            &filter,
+            Order::LogTime,
+            &opts,
+            buffer,
+            Vec::new(),
+        )
+        .unwrap();
+        assert!(decoded.msgs.is_empty());
+        assert!(decoded.data.is_empty());
+        let back = recycle(decoded.data).unwrap();
+        assert!(back.capacity() >= 1 << 20, "capacity {}", back.capacity());
     }
 }
