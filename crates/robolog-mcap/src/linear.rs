@@ -8,7 +8,7 @@ use crate::decode::{BufferPool, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
-use crate::parse::{message_fast, parse_record, verify_attachment_crc};
+use crate::parse::{message_fast, verify_attachment_crc};
 use crate::record_source::{RecordSource, Slot};
 use crate::records::{Chunk, FOOTER_RECORD_LEN, MAGIC, Message, Record, op, record_name};
 
@@ -27,7 +27,52 @@ struct ChunkCursor {
 }
 
 /// A decoded chunk: where it starts, its records, and their part of the data-section CRC.
-type Prefetch = ParallelMap<ChunkScanner, (u64, Result<Bytes>, Option<RecordsCrc>)>;
+type Prefetch = ParallelMap<ChunkScanner, (u64, (Result<Bytes>, Option<RecordsCrc>))>;
+
+/// How the chunks of a file are decoded, on a worker or on the reading thread alike.
+#[derive(Debug, Clone, Copy)]
+struct ChunkDecoding {
+    draft: bool,
+    record_limit: u64,
+    verify_chunk_crc: bool,
+    /// Whether the data-section CRC is checked (never in the draft layout, which has none).
+    data_crc: bool,
+}
+
+impl ChunkDecoding {
+    fn of(opts: &ReadOptions, draft: bool) -> Self {
+        Self {
+            draft,
+            record_limit: opts.record_limit,
+            verify_chunk_crc: opts.verify_chunk_crcs,
+            data_crc: opts.verify_data_section_crc && !draft,
+        }
+    }
+
+    /// Decodes the Chunk record at `at` of `data` into `recycled`'s allocation, with what its
+    /// records add to the data-section CRC.
+    fn decode(
+        self,
+        data: &Bytes,
+        at: u64,
+        recycled: Vec<u8>,
+    ) -> (Result<Bytes>, Option<RecordsCrc>) {
+        match chunk_at(data, at, self.draft) {
+            Ok(c) => (
+                decode_chunk(
+                    data,
+                    &c,
+                    at,
+                    self.record_limit,
+                    self.verify_chunk_crc,
+                    recycled,
+                ),
+                RecordsCrc::of(data, &c, self.data_crc, self.verify_chunk_crc),
+            ),
+            Err(e) => (Err(e), None),
+        }
+    }
+}
 
 /// A chunk's records as the data-section CRC sees them: where they lie in the file, and their
 /// CRC-32, had without hashing them on the reading thread.
@@ -217,7 +262,7 @@ impl LinearReader {
                     self.pos = end;
                     match u16::from(opcode) {
                         o if o == chunk_op && self.flatten => {
-                            if let Err(e) = self.open_chunk(offset, start, end) {
+                            if let Err(e) = self.open_chunk(offset) {
                                 return Some(Err(e));
                             }
                             continue;
@@ -257,37 +302,27 @@ impl LinearReader {
         }
     }
 
-    fn open_chunk(&mut self, offset: u64, start: usize, end: usize) -> Result<()> {
+    fn open_chunk(&mut self, offset: u64) -> Result<()> {
+        let how = ChunkDecoding::of(&self.opts, self.draft);
         let prefetched = if self.opts.threads > 0 {
             let data = self.data.clone();
             let pool = self.pool.clone();
-            let limit = self.opts.record_limit;
-            let verify = self.opts.verify_chunk_crcs;
-            let is_draft = self.draft;
-            let wanted = self.opts.verify_data_section_crc && !is_draft;
             let prefetch = self.prefetch.get_or_insert_with(|| {
                 let scanner = ChunkScanner {
                     data: data.clone(),
                     pos: offset as usize,
                     pool,
-                    draft: is_draft,
+                    draft: how.draft,
                 };
                 ParallelMap::new(
                     scanner,
                     self.opts.threads,
                     self.opts.in_flight(),
-                    move |(at, recycled): (u64, Vec<u8>)| match chunk_at(&data, at, is_draft) {
-                        Ok(c) => (
-                            at,
-                            decode_chunk(&data, &c, at, limit, verify, recycled),
-                            RecordsCrc::of(&data, &c, wanted, verify),
-                        ),
-                        Err(e) => (at, Err(e), None),
-                    },
+                    move |(at, recycled): (u64, Vec<u8>)| (at, how.decode(&data, at, recycled)),
                 )
             });
             match prefetch.next() {
-                Some((at, result, records)) if at == offset => Some((result, records)),
+                Some((at, found)) if at == offset => Some(found),
                 _ => None,
             }
         } else {
@@ -295,7 +330,7 @@ impl LinearReader {
         };
         let (decoded, records) = match prefetched {
             Some(found) => found,
-            None => self.decode_here(offset, start, end)?,
+            None => how.decode(&self.data, offset, self.pool.take()),
         };
         let decoded = decoded?;
         if let Some(records) = records {
@@ -307,39 +342,6 @@ impl LinearReader {
             offset,
         });
         Ok(())
-    }
-
-    /// Decodes the chunk whose content is `start..end` on this thread.
-    fn decode_here(
-        &self,
-        offset: u64,
-        start: usize,
-        end: usize,
-    ) -> Result<(Result<Bytes>, Option<RecordsCrc>)> {
-        let content = &self.data[start..end];
-        let chunk = if self.draft {
-            draft::parse_chunk(content, offset)?
-        } else {
-            match parse_record(op::CHUNK, content, offset)? {
-                Record::Chunk(chunk) => chunk,
-                _ => return Err(McapError::invalid(offset, "Chunk", "not a chunk")),
-            }
-        };
-        let records = RecordsCrc::of(
-            &self.data,
-            &chunk,
-            self.opts.verify_data_section_crc && !self.draft,
-            self.opts.verify_chunk_crcs,
-        );
-        let decoded = decode_chunk(
-            &self.data,
-            &chunk,
-            offset,
-            self.opts.record_limit,
-            self.opts.verify_chunk_crcs,
-            self.pool.take(),
-        );
-        Ok((decoded, records))
     }
 
     /// Joins a decoded chunk's records to the data-section CRC by their CRC instead of hashing
