@@ -97,6 +97,86 @@ fn finish_stream(d: &mut Decompress, input: &[u8], expected: usize) -> Result<()
     }
 }
 
+/// A streaming decode that stops and resumes, so that a reader can decode a chunk's start only:
+/// the bzip2 half of [`super::PrefixDecoder`]. Output goes to the start of a vector whose
+/// length only grows; the caller truncates it to `written` at the end.
+pub(super) struct Bz2Prefix {
+    decoder: Decompress,
+    pub(super) written: usize,
+    ended: bool,
+}
+
+impl std::fmt::Debug for Bz2Prefix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bz2Prefix")
+            .field("written", &self.written)
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bz2Prefix {
+    pub(super) fn new() -> Self {
+        Self {
+            decoder: Decompress::new(false),
+            written: 0,
+            ended: false,
+        }
+    }
+
+    /// Decodes until at least `want` of the `expected` bytes are out.
+    pub(super) fn fill_to(
+        &mut self,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+        want: usize,
+    ) -> Result<(), CodecError> {
+        let target = want.min(expected);
+        while self.written < target && !self.ended {
+            let grant = super::next_grant(self.written, expected, input.len());
+            let end = target.min(self.written.saturating_add(grant));
+            super::grow_initialised(out, end, self.written);
+            let before = progress(&self.decoder);
+            let read = self.decoder.total_in() as usize;
+            let status = self
+                .decoder
+                .decompress(
+                    input.get(read..).unwrap_or(&[]),
+                    &mut out[self.written..end],
+                )
+                .map_err(corrupt)?;
+            self.written = self.decoder.total_out() as usize;
+            self.ended = matches!(status, Status::StreamEnd);
+            if progress(&self.decoder) == before {
+                break;
+            }
+        }
+        if self.written < target {
+            return Err(CodecError::SizeMismatch {
+                codec: Compression::Bz2,
+                expected: expected as u64,
+                actual: self.written as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Decodes the rest and checks that the stream holds exactly `expected` bytes.
+    pub(super) fn finish(
+        &mut self,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        self.fill_to(input, expected, out, expected)?;
+        if self.ended {
+            return Ok(());
+        }
+        finish_stream(&mut self.decoder, input, expected)
+    }
+}
+
 /// Decodes every complete block of a (possibly truncated or damaged) stream, up to `cap` bytes.
 pub(super) fn decompress_partial(
     input: &[u8],

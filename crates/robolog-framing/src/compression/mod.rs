@@ -12,21 +12,25 @@
 mod bz2;
 #[cfg(feature = "lz4")]
 mod lz4;
+mod prefix;
 #[cfg(feature = "zstd")]
 mod zstd;
 
-/// Makes `out` exactly `len` initialised bytes long, for decoders that write into a slice.
-/// A buffer too small is replaced by a zeroed allocation (`calloc`: fresh pages from the OS come
-/// zeroed, so large buffers are not memset); a large enough one is reused, zeroing only the part
-/// that was never initialised.
-#[cfg(feature = "lz4")]
-fn set_initialised_len(out: &mut Vec<u8>, len: usize) {
+pub use prefix::PrefixDecoder;
+
+/// Makes `out` at least `len` initialised bytes long, keeping its first `keep` bytes (decoded
+/// output), for decoders that write into a slice. A reused buffer keeps its length, so only the
+/// part never initialised is zeroed; a buffer too small with nothing to keep is replaced by a
+/// zeroed allocation (`calloc`: fresh pages come zeroed from the OS, so they are not memset).
+#[cfg(any(feature = "lz4", feature = "zstd", feature = "bz2"))]
+fn grow_initialised(out: &mut Vec<u8>, len: usize, keep: usize) {
     if out.len() >= len {
-        out.truncate(len);
-    } else if out.capacity() >= len {
-        out.resize(len, 0);
-    } else {
+        return;
+    }
+    if keep == 0 && out.capacity() < len {
         *out = vec![0; len];
+    } else {
+        out.resize(len, 0);
     }
 }
 

@@ -110,6 +110,77 @@ fn finish_frame(
     }
 }
 
+/// A streaming decode that stops and resumes, so that a reader can decode a chunk's start only:
+/// the zstd half of [`super::PrefixDecoder`]. Output goes to the start of a vector whose length
+/// only grows; the caller truncates it to `written` at the end.
+#[derive(Debug, Default)]
+pub(super) struct ZstdPrefix {
+    /// Input consumed.
+    read: usize,
+    pub(super) written: usize,
+    /// Whether the last call ended a frame (the decoder's hint was 0).
+    at_frame_end: bool,
+}
+
+impl ZstdPrefix {
+    /// Starts a decode with `decoder`, reset.
+    pub(super) fn new(decoder: &mut Decoder<'static>) -> Result<Self, CodecError> {
+        decoder.reinit().map_err(corrupt)?;
+        Ok(Self::default())
+    }
+
+    /// Decodes until at least `want` of the `expected` bytes are out.
+    pub(super) fn fill_to(
+        &mut self,
+        decoder: &mut Decoder<'static>,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+        want: usize,
+    ) -> Result<(), CodecError> {
+        let target = want.min(expected);
+        while self.written < target {
+            // Room granted as the data arrives, as in `decompress_exact`, but never past the
+            // target: the decoder stops there.
+            let grant = super::next_grant(self.written, expected, input.len());
+            let end = target.min(self.written.saturating_add(grant));
+            super::grow_initialised(out, end, self.written);
+            let mut src = InBuffer::around(input.get(self.read..).unwrap_or(&[]));
+            let mut dst = OutBuffer::around_pos(&mut out[..end], self.written);
+            let hint = decoder.run(&mut src, &mut dst).map_err(corrupt)?;
+            let progress = (src.pos(), dst.pos() - self.written);
+            self.read += progress.0;
+            self.written = dst.pos();
+            self.at_frame_end = hint == 0;
+            if progress == (0, 0) {
+                return Err(CodecError::SizeMismatch {
+                    codec: Compression::Zstd,
+                    expected: expected as u64,
+                    actual: self.written as u64,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes the rest and checks that the frames hold exactly `expected` bytes.
+    pub(super) fn finish(
+        &mut self,
+        decoder: &mut Decoder<'static>,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        self.fill_to(decoder, input, expected, out, expected)?;
+        if self.at_frame_end {
+            // A frame ended exactly at the declared size; what follows is padding.
+            return Ok(());
+        }
+        let mut src = InBuffer::around(input.get(self.read..).unwrap_or(&[]));
+        finish_frame(decoder, &mut src, expected)
+    }
+}
+
 /// Decodes everything the (possibly truncated or damaged) input yields, up to `cap` bytes.
 pub(super) fn decompress_partial(
     decoder: &mut Decoder<'static>,
