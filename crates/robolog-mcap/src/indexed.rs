@@ -239,6 +239,12 @@ pub enum Order {
 }
 
 /// Which messages a query returns, built with [`McapReader::messages`].
+///
+/// A query decodes only the chunks whose index entries (time range, and with a topic or channel
+/// filter, their message indexes) say they hold wanted messages. With a topic or channel filter
+/// and message indexes, each chunk is decoded only up to the end of its last wanted message,
+/// and its CRC is checked only when that is the whole chunk (see
+/// [`ReadOptions::decode_whole_chunks`](crate::ReadOptions::decode_whole_chunks)).
 #[derive(Debug, Clone)]
 pub struct MessageQuery<'r> {
     reader: &'r McapReader,
