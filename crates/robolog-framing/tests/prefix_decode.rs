@@ -5,23 +5,7 @@
 #![cfg(all(feature = "lz4", feature = "zstd", feature = "bz2"))]
 
 use robolog_framing::{CodecError, Compression, Compressor, Decompressor, Lz4Frame, compress};
-
-/// Deterministic data that compresses somewhat, with some noise.
-fn sample(len: usize) -> Vec<u8> {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    (0..len)
-        .map(|i| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            if i % 5 == 0 {
-                (state & 0xFF) as u8
-            } else {
-                b"prefix! "[i % 8]
-            }
-        })
-        .collect()
-}
+use robolog_testkit::sample_bytes::compressible;
 
 const CAP: usize = 64 << 20;
 const LEN: usize = 1_000_000;
@@ -44,7 +28,7 @@ fn reach(codec: Compression, want: usize) -> usize {
 
 #[test]
 fn prefixes_are_the_data_start_and_resume_to_the_whole() {
-    let data = sample(LEN);
+    let data = compressible(LEN);
     for codec in Compression::ALL {
         let input = compressed(codec, &data);
         let mut d = Decompressor::new();
@@ -72,7 +56,7 @@ fn prefixes_are_the_data_start_and_resume_to_the_whole() {
 
 #[test]
 fn a_dropped_decoder_leaves_exactly_the_prefix_in_a_reused_buffer() {
-    let data = sample(LEN);
+    let data = compressible(LEN);
     for codec in Compression::ALL {
         let input = compressed(codec, &data);
         // A buffer from an earlier, larger chunk, full of other bytes.
@@ -89,7 +73,7 @@ fn a_dropped_decoder_leaves_exactly_the_prefix_in_a_reused_buffer() {
 
 #[test]
 fn finish_decodes_the_rest_with_the_exact_checks() {
-    let data = sample(LEN);
+    let data = compressible(LEN);
     for codec in Compression::ALL {
         let input = compressed(codec, &data);
         for first in [0, 1, 200_000, LEN] {
@@ -136,7 +120,7 @@ fn finish_decodes_the_rest_with_the_exact_checks() {
 fn every_lz4_frame_layout_gives_its_prefix() {
     use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
     use std::io::Write;
-    let data = sample(LEN);
+    let data = compressible(LEN);
     let mut frames = Vec::new();
     for mode in [BlockMode::Independent, BlockMode::Linked] {
         for size in [BlockSize::Max64KB, BlockSize::Max256KB, BlockSize::Max4MB] {
@@ -180,7 +164,7 @@ fn every_lz4_frame_layout_gives_its_prefix() {
 
 #[test]
 fn concatenated_frames_and_padding() {
-    let (a, b) = (sample(100_000), sample(150_000));
+    let (a, b) = (compressible(100_000), compressible(150_000));
     for codec in [Compression::Lz4, Compression::Zstd] {
         let mut input = compressed(codec, &a);
         input.extend_from_slice(&compressed(codec, &b));
@@ -198,7 +182,7 @@ fn concatenated_frames_and_padding() {
 
 #[test]
 fn a_lying_declared_size_allocates_only_what_the_prefix_needs() {
-    let data = sample(200_000);
+    let data = compressible(200_000);
     for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
         let input = compressed(codec, &data);
         let mut d = Decompressor::new();
@@ -223,7 +207,7 @@ fn a_lying_declared_size_allocates_only_what_the_prefix_needs() {
 
 #[test]
 fn damage_after_the_prefix_is_not_seen_and_damage_inside_is_an_error() {
-    let data = sample(LEN);
+    let data = compressible(LEN);
     for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
         let input = compressed(codec, &data);
         // Cut inside the last part (bzip2: inside its second block, after the first 900k

@@ -132,34 +132,28 @@ impl Bz2Prefix {
         out: &mut Vec<u8>,
         want: usize,
     ) -> Result<(), CodecError> {
-        let target = want.min(expected);
-        while self.written < target && !self.ended {
-            let grant = super::next_grant(self.written, expected, input.len());
-            let end = target.min(self.written.saturating_add(grant));
-            super::grow_initialised(out, end, self.written);
-            let before = progress(&self.decoder);
-            let read = self.decoder.total_in() as usize;
-            let status = self
-                .decoder
-                .decompress(
-                    input.get(read..).unwrap_or(&[]),
-                    &mut out[self.written..end],
-                )
-                .map_err(corrupt)?;
-            self.written = self.decoder.total_out() as usize;
-            self.ended = matches!(status, Status::StreamEnd);
-            if progress(&self.decoder) == before {
-                break;
-            }
-        }
-        if self.written < target {
-            return Err(CodecError::SizeMismatch {
-                codec: Compression::Bz2,
-                expected: expected as u64,
-                actual: self.written as u64,
-            });
-        }
-        Ok(())
+        let sizes = (want.min(expected), expected, input.len());
+        let (decoder, ended) = (&mut self.decoder, &mut self.ended);
+        super::fill_window(
+            Compression::Bz2,
+            out,
+            &mut self.written,
+            sizes,
+            |window, at| {
+                if *ended {
+                    // Nothing follows the stream's end.
+                    return Ok((at, false));
+                }
+                let before = progress(decoder);
+                let read = decoder.total_in() as usize;
+                let status = decoder
+                    .decompress(input.get(read..).unwrap_or(&[]), &mut window[at..])
+                    .map_err(corrupt)?;
+                *ended = matches!(status, Status::StreamEnd);
+                let now = decoder.total_out() as usize;
+                Ok((now, !*ended && progress(decoder) != before))
+            },
+        )
     }
 
     /// Decodes the rest and checks that the stream holds exactly `expected` bytes.

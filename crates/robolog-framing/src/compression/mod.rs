@@ -47,6 +47,40 @@ fn next_grant(have: usize, expected: usize, input_len: usize) -> usize {
     step.max(1 << 20).min(expected.saturating_sub(have))
 }
 
+/// Drives a streaming decoder through growing windows of `out` until `*written` reaches
+/// `target` (of `expected` bytes): room is granted as the data arrives, as by
+/// [`next_grant`], but never past the target, where the decoder stops. `run` decodes into the
+/// window after `*written` and returns how far the output now reaches and whether to go on
+/// (`false` once it makes no progress or its stream ends). Falling short of the target is a
+/// [`CodecError::SizeMismatch`].
+#[cfg(any(feature = "zstd", feature = "bz2"))]
+fn fill_window(
+    codec: Compression,
+    out: &mut Vec<u8>,
+    written: &mut usize,
+    (target, expected, input_len): (usize, usize, usize),
+    mut run: impl FnMut(&mut [u8], usize) -> Result<(usize, bool), CodecError>,
+) -> Result<(), CodecError> {
+    while *written < target {
+        let grant = next_grant(*written, expected, input_len);
+        let end = target.min(written.saturating_add(grant));
+        grow_initialised(out, end, *written);
+        let (now, go_on) = run(&mut out[..end], *written)?;
+        *written = now;
+        if !go_on {
+            break;
+        }
+    }
+    if *written < target {
+        return Err(CodecError::SizeMismatch {
+            codec,
+            expected: expected as u64,
+            actual: *written as u64,
+        });
+    }
+    Ok(())
+}
+
 use std::fmt;
 
 /// A chunk compression codec.

@@ -138,29 +138,23 @@ impl ZstdPrefix {
         out: &mut Vec<u8>,
         want: usize,
     ) -> Result<(), CodecError> {
-        let target = want.min(expected);
-        while self.written < target {
-            // Room granted as the data arrives, as in `decompress_exact`, but never past the
-            // target: the decoder stops there.
-            let grant = super::next_grant(self.written, expected, input.len());
-            let end = target.min(self.written.saturating_add(grant));
-            super::grow_initialised(out, end, self.written);
-            let mut src = InBuffer::around(input.get(self.read..).unwrap_or(&[]));
-            let mut dst = OutBuffer::around_pos(&mut out[..end], self.written);
-            let hint = decoder.run(&mut src, &mut dst).map_err(corrupt)?;
-            let progress = (src.pos(), dst.pos() - self.written);
-            self.read += progress.0;
-            self.written = dst.pos();
-            self.at_frame_end = hint == 0;
-            if progress == (0, 0) {
-                return Err(CodecError::SizeMismatch {
-                    codec: Compression::Zstd,
-                    expected: expected as u64,
-                    actual: self.written as u64,
-                });
-            }
-        }
-        Ok(())
+        let sizes = (want.min(expected), expected, input.len());
+        let (read, at_frame_end) = (&mut self.read, &mut self.at_frame_end);
+        super::fill_window(
+            Compression::Zstd,
+            out,
+            &mut self.written,
+            sizes,
+            |window, at| {
+                let mut src = InBuffer::around(input.get(*read..).unwrap_or(&[]));
+                let mut dst = OutBuffer::around_pos(window, at);
+                let hint = decoder.run(&mut src, &mut dst).map_err(corrupt)?;
+                *read += src.pos();
+                *at_frame_end = hint == 0;
+                // A frame may end here and another follow: only a call that does nothing stops.
+                Ok((dst.pos(), src.pos() > 0 || dst.pos() > at))
+            },
+        )
     }
 
     /// Decodes the rest and checks that the frames hold exactly `expected` bytes.
