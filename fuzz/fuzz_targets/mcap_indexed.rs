@@ -8,14 +8,17 @@ use robolog_framing::Bytes;
 use robolog_fuzz::{CHUNK_LIMIT, mcap_fields, up_to_first_error};
 use robolog_mcap::{McapReader, Order, ReadOptions};
 
-fuzz_target!(|data: &[u8]| {
-    let options = ReadOptions {
+fn reader_options() -> ReadOptions {
+    ReadOptions {
         record_limit: CHUNK_LIMIT as u64,
         cache_bytes: CHUNK_LIMIT,
         ..ReadOptions::default()
     }
-    .with_threads(0);
-    let Ok(reader) = McapReader::with_options(Bytes::copy_from_slice(data), options) else {
+    .with_threads(0)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(reader) = McapReader::with_options(Bytes::copy_from_slice(data), reader_options()) else {
         return;
     };
     let _ = reader.is_draft();
@@ -38,17 +41,31 @@ fuzz_target!(|data: &[u8]| {
         .next()
         .map(|c| c.topic.to_string());
     if let Some(topic) = topic {
-        if let Ok(messages) = reader
-            .messages()
-            .topics([topic])
-            .time_range(1, u64::MAX)
-            .iter()
+        // Decoding chunks only up to the last wanted message may miss damage further on, but
+        // whenever whole chunks read cleanly, it must give exactly the same messages.
+        let whole = McapReader::with_options(
+            reader.data().clone(),
+            ReadOptions {
+                decode_whole_chunks: true,
+                ..reader_options()
+            },
+        );
+        let query = |reader: &McapReader| -> Option<Vec<_>> {
+            let messages = reader
+                .messages()
+                .topics([topic.as_str()])
+                .time_range(1, u64::MAX)
+                .iter()
+                .ok()?;
+            Some(up_to_first_error(
+                messages.map(|m| m.map(|m| mcap_fields(&m.as_record()))),
+            ))
+        };
+        let partly = query(&reader);
+        if let Some(whole) = whole.ok().as_ref().and_then(query)
+            && whole.last().is_none_or(Result::is_ok)
         {
-            for message in messages {
-                if message.is_err() {
-                    break;
-                }
-            }
+            assert_eq!(partly, Some(whole));
         }
     }
     for index in reader.attachments() {

@@ -65,7 +65,8 @@ pub use byte_reader::{ByteReader, utf8};
 pub use byte_writer::{ByteWriter, LenSlot};
 pub use bytes::Bytes;
 pub use compression::{
-    CodecError, Compression, Compressor, Decompressor, Lz4Frame, Salvage, compress, decompress,
+    CodecError, Compression, Compressor, Decompressor, Lz4Frame, PrefixDecoder, Salvage, compress,
+    decompress,
 };
 pub use counting_writer::CountingWriter;
 pub use crc::{Crc32, crc32};

@@ -6,37 +6,8 @@
 use robolog_framing::{
     ByteReader, CodecError, Compression, Compressor, Decompressor, Lz4Frame, compress, decompress,
 };
+use robolog_testkit::sample_bytes::{compressible, incompressible};
 use robolog_testkit::testdata;
-
-/// Deterministic data that compresses somewhat (text-like) with some noise.
-fn sample(len: usize) -> Vec<u8> {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    (0..len)
-        .map(|i| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            if i % 7 == 0 {
-                (state & 0xFF) as u8
-            } else {
-                b"robolog "[i % 8]
-            }
-        })
-        .collect()
-}
-
-/// Random bytes that do not compress.
-fn noise(len: usize) -> Vec<u8> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect()
-}
 
 const CAP: usize = 64 << 20;
 
@@ -44,7 +15,7 @@ const CAP: usize = 64 << 20;
 fn every_codec_round_trips_at_several_sizes() {
     for codec in Compression::ALL {
         for len in [0, 1, 100, 65_536, 65_537, 1 << 20, (1 << 20) + 3, 3 << 20] {
-            let data = sample(len);
+            let data = compressible(len);
             let mut compressed = Vec::new();
             compress(codec, &data, &mut compressed).unwrap();
             let mut out = Vec::new();
@@ -58,7 +29,7 @@ fn every_codec_round_trips_at_several_sizes() {
 #[test]
 fn compress_appends_to_existing_output() {
     for codec in Compression::ALL {
-        let data = sample(1000);
+        let data = compressible(1000);
         let mut out = b"header".to_vec();
         compress(codec, &data, &mut out).unwrap();
         assert_eq!(&out[..6], b"header");
@@ -70,7 +41,7 @@ fn compress_appends_to_existing_output() {
 
 #[test]
 fn levels_change_the_output_but_not_the_content() {
-    let data = sample(200_000);
+    let data = compressible(200_000);
     for (codec, levels) in [(Compression::Zstd, [1, 19]), (Compression::Bz2, [1, 9])] {
         let mut sizes = Vec::new();
         for level in levels {
@@ -90,7 +61,7 @@ fn levels_change_the_output_but_not_the_content() {
 
 #[test]
 fn ros_lz4_profile_has_the_roslz4_header() {
-    for data in [sample(10), noise(3 << 20), Vec::new()] {
+    for data in [compressible(10), incompressible(3 << 20), Vec::new()] {
         let mut frame = Vec::new();
         Compressor::new(Compression::Lz4)
             .with_lz4_frame(Lz4Frame::RosCompatible)
@@ -106,7 +77,7 @@ fn ros_lz4_profile_has_the_roslz4_header() {
 
 #[test]
 fn incompressible_ros_lz4_blocks_are_stored() {
-    let data = noise(100_000);
+    let data = incompressible(100_000);
     let mut frame = Vec::new();
     Compressor::new(Compression::Lz4)
         .with_lz4_frame(Lz4Frame::RosCompatible)
@@ -187,7 +158,7 @@ fn reads_real_bz2_chunks() {
 fn accepts_every_standard_lz4_frame_variant() {
     use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
     use std::io::Write;
-    let data = sample(700_000);
+    let data = compressible(700_000);
     for mode in [BlockMode::Independent, BlockMode::Linked] {
         for size in [BlockSize::Max64KB, BlockSize::Max256KB, BlockSize::Max4MB] {
             for block_checksums in [false, true] {
@@ -216,8 +187,8 @@ fn accepts_every_standard_lz4_frame_variant() {
 
 #[test]
 fn concatenated_skippable_and_padded_lz4_frames() {
-    let a = sample(1000);
-    let b = sample(3000);
+    let a = compressible(1000);
+    let b = compressible(3000);
     let mut input = Vec::new();
     compress(Compression::Lz4, &a, &mut input).unwrap();
     // A skippable frame between the two data frames.
@@ -231,8 +202,8 @@ fn concatenated_skippable_and_padded_lz4_frames() {
 
 #[test]
 fn zstd_multiple_frames_and_trailing_padding() {
-    let a = sample(5000);
-    let b = sample(7000);
+    let a = compressible(5000);
+    let b = compressible(7000);
     let mut input = Vec::new();
     compress(Compression::Zstd, &a, &mut input).unwrap();
     compress(Compression::Zstd, &b, &mut input).unwrap();
@@ -245,7 +216,7 @@ fn zstd_multiple_frames_and_trailing_padding() {
 #[test]
 fn declared_size_must_match_exactly() {
     for codec in Compression::ALL {
-        let data = sample(10_000);
+        let data = compressible(10_000);
         let mut c = Vec::new();
         compress(codec, &data, &mut c).unwrap();
         let mut out = Vec::new();
@@ -311,7 +282,7 @@ fn declared_size_above_the_cap_is_refused_before_allocating() {
 
 #[test]
 fn garbage_is_an_error_not_a_panic() {
-    let garbage = noise(5000);
+    let garbage = incompressible(5000);
     for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
         let mut out = Vec::new();
         assert!(
@@ -320,7 +291,7 @@ fn garbage_is_an_error_not_a_panic() {
         );
         // Every truncation of a valid frame too.
         let mut c = Vec::new();
-        compress(codec, &sample(3000), &mut c).unwrap();
+        compress(codec, &compressible(3000), &mut c).unwrap();
         for cut in 0..c.len() {
             assert!(
                 decompress(codec, &c[..cut], 3000, CAP, &mut out).is_err(),
@@ -332,7 +303,7 @@ fn garbage_is_an_error_not_a_panic() {
 
 #[test]
 fn output_buffer_is_reused() {
-    let data = sample(100_000);
+    let data = compressible(100_000);
     let mut c = Vec::new();
     compress(Compression::Lz4, &data, &mut c).unwrap();
     let mut d = Decompressor::new();
@@ -345,7 +316,7 @@ fn output_buffer_is_reused() {
     }
     assert_eq!(out.as_ptr(), ptr, "no reallocation");
     // A smaller chunk afterwards is exact too.
-    let small = sample(10);
+    let small = compressible(10);
     let mut c = Vec::new();
     compress(Compression::Zstd, &small, &mut c).unwrap();
     d.decompress(Compression::Zstd, &c, 10, CAP, &mut out)
@@ -355,7 +326,7 @@ fn output_buffer_is_reused() {
 
 #[test]
 fn salvage_keeps_complete_lz4_blocks() {
-    let data = sample(300_000);
+    let data = compressible(300_000);
     let mut frame = Vec::new();
     Compressor::new(Compression::Lz4)
         .with_lz4_frame(Lz4Frame::Standard)
@@ -380,7 +351,7 @@ fn salvage_keeps_complete_lz4_blocks() {
 
 #[test]
 fn salvage_truncated_zstd_and_bz2() {
-    let data = noise(350_000);
+    let data = incompressible(350_000);
     for (codec, level, min_fraction) in [(Compression::Zstd, 3, 0.5), (Compression::Bz2, 1, 0.5)] {
         let mut c = Vec::new();
         Compressor::new(codec)
@@ -432,7 +403,7 @@ fn a_lying_declared_size_allocates_only_what_the_data_backs() {
     // bzip2 and zstd can expand by a million to one, so no ratio check can refuse a chunk that
     // declares 1 GiB; the output buffer must follow the data instead of the declaration. LZ4
     // expands at most 255:1, so its buffer is bounded by that times the input.
-    let data = sample(100_000);
+    let data = compressible(100_000);
     for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
         let mut c = Vec::new();
         compress(codec, &data, &mut c).unwrap();
@@ -462,7 +433,7 @@ fn a_lying_declared_size_allocates_only_what_the_data_backs() {
 
 #[test]
 fn a_reused_buffer_larger_than_the_declared_size_still_detects_overflow() {
-    let data = sample(50_000);
+    let data = compressible(50_000);
     for codec in [Compression::Lz4, Compression::Zstd, Compression::Bz2] {
         let mut c = Vec::new();
         compress(codec, &data, &mut c).unwrap();

@@ -75,15 +75,9 @@ pub(crate) fn verify_chunk_crc(chunk: &Chunk<'_>, records: &[u8], offset: u64) -
     Ok(())
 }
 
-/// Decompresses `chunk` (whose record starts at `offset`) into `out`, which is resized to the
-/// declared uncompressed size. Uncompressed chunks are copied.
-pub(crate) fn decompress_into(
-    chunk: &Chunk<'_>,
-    offset: u64,
-    limit: u64,
-    decompressor: &mut Decompressor,
-    out: &mut Vec<u8>,
-) -> Result<()> {
+/// The codec and declared uncompressed size of `chunk`, checked against `limit` and against what
+/// its compressed bytes can hold.
+fn codec_and_size(chunk: &Chunk<'_>, offset: u64, limit: u64) -> Result<(Compression, usize)> {
     let compression = compression_from_name(chunk.compression).ok_or_else(|| {
         McapError::UnsupportedCompression {
             offset,
@@ -102,9 +96,35 @@ pub(crate) fn decompress_into(
             ),
         ));
     }
+    Ok((compression, size))
+}
+
+/// Decompresses `chunk` (whose record starts at `offset`) into `out`, which is resized to the
+/// declared uncompressed size. Uncompressed chunks are copied.
+pub(crate) fn decompress_into(
+    chunk: &Chunk<'_>,
+    offset: u64,
+    limit: u64,
+    decompressor: &mut Decompressor,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let (compression, size) = codec_and_size(chunk, offset, limit)?;
     decompressor
         .decompress(compression, chunk.records, size, size, out)
         .map_err(|source| McapError::Codec { offset, source })
+}
+
+/// The records of an uncompressed chunk, as declared.
+fn stored_records<'c>(chunk: &Chunk<'c>, offset: u64, limit: u64) -> Result<&'c [u8]> {
+    let size = size_of(chunk, offset, limit)?;
+    chunk.records.get(..size).ok_or(McapError::Codec {
+        offset,
+        source: robolog_framing::CodecError::SizeMismatch {
+            codec: Compression::None,
+            expected: size as u64,
+            actual: chunk.records.len() as u64,
+        },
+    })
 }
 
 /// The uncompressed records of `chunk` as `Bytes`: a zero-copy slice of `input` (which must
@@ -120,16 +140,7 @@ pub(crate) fn chunk_bytes(
     mut recycled: Vec<u8>,
 ) -> Result<Bytes> {
     let data = if chunk.compression.is_empty() {
-        let size = size_of(chunk, offset, limit)?;
-        let records = chunk.records.get(..size).ok_or(McapError::Codec {
-            offset,
-            source: robolog_framing::CodecError::SizeMismatch {
-                codec: Compression::None,
-                expected: size as u64,
-                actual: chunk.records.len() as u64,
-            },
-        })?;
-        input.slice_ref(records)
+        input.slice_ref(stored_records(chunk, offset, limit)?)
     } else {
         decompress_into(chunk, offset, limit, decompressor, &mut recycled)?;
         Bytes::from(recycled)
@@ -138,6 +149,61 @@ pub(crate) fn chunk_bytes(
         verify_chunk_crc(chunk, &data, offset)?;
     }
     Ok(data)
+}
+
+/// Where the record that starts at `at` in `records` ends (as its length field says), at most
+/// `size`; `size` when its header is not there.
+fn record_end(records: &[u8], at: usize, size: usize) -> usize {
+    let len = at
+        .checked_add(1)
+        .and_then(|from| records.get(from..from.checked_add(8)?));
+    match len.and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+        Some(len) => (at as u64)
+            .saturating_add(9)
+            .saturating_add(u64::from_le_bytes(len))
+            .min(size as u64) as usize,
+        None => size,
+    }
+}
+
+/// The start of `chunk`'s uncompressed records, up to the end of the record at offset `last`
+/// (from a message index): all a query needs when its wanted messages start there or before.
+/// Only that part is decoded (or, uncompressed, touched). Also says whether the part is the
+/// whole chunk: only then can the chunk CRC, which covers every record, be checked. Otherwise
+/// as [`chunk_bytes`].
+pub(crate) fn chunk_prefix_bytes(
+    input: &Bytes,
+    chunk: &Chunk<'_>,
+    offset: u64,
+    last: u64,
+    limit: u64,
+    decompressor: &mut Decompressor,
+    mut recycled: Vec<u8>,
+) -> Result<(Bytes, bool)> {
+    let at = usize::try_from(last).unwrap_or(usize::MAX);
+    let codec_error = |source| McapError::Codec { offset, source };
+    let (data, whole) = if chunk.compression.is_empty() {
+        let records = stored_records(chunk, offset, limit)?;
+        let end = record_end(records, at, records.len());
+        (input.slice_ref(&records[..end]), end == records.len())
+    } else {
+        let (compression, size) = codec_and_size(chunk, offset, limit)?;
+        let mut prefix = decompressor
+            .prefix(compression, chunk.records, size, size, &mut recycled)
+            .map_err(codec_error)?;
+        // The record's header first, for its length; then the record.
+        prefix.fill_to(at.saturating_add(9)).map_err(codec_error)?;
+        let end = record_end(prefix.decoded(), at, size);
+        let whole = end == size;
+        if whole {
+            prefix.finish().map_err(codec_error)?;
+        } else {
+            prefix.fill_to(end).map_err(codec_error)?;
+            drop(prefix);
+        }
+        (Bytes::from(recycled), whole)
+    };
+    Ok((data, whole))
 }
 
 /// Takes back the allocation of a chunk buffer nobody else holds any more.

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use robolog_framing::{Bytes, Decompressor};
 
-use crate::chunk::{chunk_bytes, recycle};
+use crate::chunk::{chunk_bytes, chunk_prefix_bytes, recycle, verify_chunk_crc};
 use crate::error::{McapError, Result};
 use crate::parse::RecordSplitter;
 use crate::records::{Chunk, Record, op};
@@ -107,6 +107,15 @@ pub(crate) fn chunk_at(input: &[u8], offset: u64, draft: bool) -> Result<Chunk<'
     }
 }
 
+/// Runs `work` with this thread's decompressor (a fresh one if it is in use further up the
+/// stack).
+fn with_decompressor<T>(work: impl FnOnce(&mut Decompressor) -> T) -> T {
+    DECOMPRESSOR.with(|d| match d.try_borrow_mut() {
+        Ok(mut d) => work(&mut d),
+        Err(_) => work(&mut Decompressor::new()),
+    })
+}
+
 /// Decodes a chunk with this thread's decompressor.
 pub(crate) fn decode_chunk(
     input: &Bytes,
@@ -116,16 +125,24 @@ pub(crate) fn decode_chunk(
     verify_crc: bool,
     recycled: Vec<u8>,
 ) -> Result<Bytes> {
-    DECOMPRESSOR.with(|d| match d.try_borrow_mut() {
-        Ok(mut d) => chunk_bytes(input, chunk, offset, limit, verify_crc, &mut d, recycled),
-        Err(_) => chunk_bytes(
-            input,
-            chunk,
-            offset,
-            limit,
-            verify_crc,
-            &mut Decompressor::new(),
-            recycled,
-        ),
-    })
+    with_decompressor(|d| chunk_bytes(input, chunk, offset, limit, verify_crc, d, recycled))
+}
+
+/// Decodes the start of a chunk, up to the end of the record at `last`, with this thread's
+/// decompressor (see [`chunk_prefix_bytes`]). The CRC is checked when that is the whole chunk.
+pub(crate) fn decode_chunk_prefix(
+    input: &Bytes,
+    chunk: &Chunk<'_>,
+    offset: u64,
+    last: u64,
+    limit: u64,
+    verify_crc: bool,
+    recycled: Vec<u8>,
+) -> Result<Bytes> {
+    let (data, whole) =
+        with_decompressor(|d| chunk_prefix_bytes(input, chunk, offset, last, limit, d, recycled))?;
+    if whole && verify_crc {
+        verify_chunk_crc(chunk, &data, offset)?;
+    }
+    Ok(data)
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use robolog_framing::{Bytes, ParallelMap, RecyclePool, crc32, load_file};
 
-use crate::decode::{BufferPool, chunk_at, decode_chunk};
+use crate::decode::{BufferPool, chunk_at, decode_chunk, decode_chunk_prefix};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::linear::{LinearReader, frame_at};
@@ -239,6 +239,12 @@ pub enum Order {
 }
 
 /// Which messages a query returns, built with [`McapReader::messages`].
+///
+/// A query decodes only the chunks whose index entries (time range, and with a topic or channel
+/// filter, their message indexes) say they hold wanted messages. With a topic or channel filter
+/// and message indexes, each chunk is decoded only up to the end of its last wanted message,
+/// and its CRC is checked only when that is the whole chunk (see
+/// [`ReadOptions::decode_whole_chunks`](crate::ReadOptions::decode_whole_chunks)).
 #[derive(Debug, Clone)]
 pub struct MessageQuery<'r> {
     reader: &'r McapReader,
@@ -378,6 +384,7 @@ impl<'r> MessageQuery<'r> {
                 data: Some(reader.data.clone()),
                 loose: true,
                 chunk_offset: 0,
+                prefix_to: None,
                 msgs: loose,
                 next: 0,
             });
@@ -475,6 +482,8 @@ fn loose_ref(data: &[u8], offset: u64) -> Option<MsgRef> {
 struct Decoded {
     index: ChunkIndex<'static>,
     data: Bytes,
+    /// The record up to whose end `data` was decoded, when only a prefix was.
+    prefix_to: Option<u64>,
     msgs: Vec<MsgRef>,
 }
 
@@ -522,18 +531,16 @@ fn decode_job(
             // Empty, but holding the recycled allocation, which goes back to the pool with
             // the chunk: dropped here, the next query would allocate (and fault in) a new one.
             data: Bytes::from(recycled),
+            prefix_to: None,
             msgs,
         });
     }
-    let chunk = indexed_chunk_at(input, at)?;
-    let data = decode_chunk(
-        input,
-        &chunk,
-        at,
-        opts.record_limit,
-        opts.verify_chunk_crcs,
-        recycled,
-    )?;
+    // Every wanted message ends by the end of the last one the indexes list.
+    let prefix_to = match indexed.as_deref() {
+        Some([.., last]) if !opts.decode_whole_chunks => Some(*last),
+        _ => None,
+    };
+    let data = decode_records(input, at, prefix_to, opts, recycled)?;
     match indexed {
         Some(offsets) => {
             for offset in offsets {
@@ -589,8 +596,26 @@ fn decode_job(
     Ok(Decoded {
         index: index.clone(),
         data,
+        prefix_to,
         msgs,
     })
+}
+
+/// The records of the chunk at `at`: all of them, or with `prefix_to`, those up to the end of
+/// the record at that offset.
+fn decode_records(
+    input: &Bytes,
+    at: u64,
+    prefix_to: Option<u64>,
+    opts: &ReadOptions,
+    recycled: Vec<u8>,
+) -> Result<Bytes> {
+    let chunk = indexed_chunk_at(input, at)?;
+    let (limit, verify) = (opts.record_limit, opts.verify_chunk_crcs);
+    match prefix_to {
+        Some(last) => decode_chunk_prefix(input, &chunk, at, last, limit, verify, recycled),
+        None => decode_chunk(input, &chunk, at, limit, verify, recycled),
+    }
 }
 
 /// Offsets (in file order) of the wanted channels' messages from the MessageIndex records, or
@@ -650,6 +675,8 @@ struct Cursor {
     /// Messages outside chunks, whose offsets are file offsets (their data is the input).
     loose: bool,
     chunk_offset: u64,
+    /// How much of the chunk was decoded (see [`Decoded::prefix_to`]).
+    prefix_to: Option<u64>,
     msgs: Vec<MsgRef>,
     next: usize,
 }
@@ -825,14 +852,11 @@ impl MessageIter {
         if c.data.is_some() || c.loose {
             return Ok(());
         }
-        let at = c.chunk_offset;
-        let chunk = indexed_chunk_at(&self.input, at)?;
-        let data = decode_chunk(
+        let data = decode_records(
             &self.input,
-            &chunk,
-            at,
-            self.opts.record_limit,
-            self.opts.verify_chunk_crcs,
+            c.chunk_offset,
+            c.prefix_to,
+            &self.opts,
             self.pool.take(),
         )?;
         self.cached += data.len();
@@ -855,6 +879,7 @@ impl MessageIter {
                     data: Some(decoded.data),
                     loose: false,
                     chunk_offset: decoded.index.chunk_start_offset,
+                    prefix_to: decoded.prefix_to,
                     msgs: decoded.msgs,
                     next: 0,
                 });
@@ -1094,6 +1119,7 @@ impl MessageIter {
                 data: Some(m.data.clone()),
                 loose: true,
                 chunk_offset: i as u64 + 1,
+                prefix_to: None,
                 msgs: vec![MsgRef {
                     log_time: m.log_time,
                     publish_time: m.publish_time,

@@ -9,7 +9,8 @@
 //!   chunk, data-section and summary CRCs checked ([`ReadOptions`] switches them);
 //! - [`McapReader`]: footer → summary → chunk indexes, then a [`MessageQuery`] by topic, channel
 //!   and time range in log-time, reverse or file [`Order`], decompressing only the chunks that
-//!   can hold wanted messages;
+//!   can hold wanted messages, and (for a topic or channel query with message indexes) each
+//!   only up to its last wanted message;
 //! - [`Writer`]: one pass over any `Write`, chunked (none/lz4/zstd) or not, every index and
 //!   summary part switchable ([`WriteOptions`]); over a file ([`Writer::new_seekable`]),
 //!   uncompressed chunks go out as they fill, with one copy of each message less;

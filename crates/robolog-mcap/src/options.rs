@@ -18,8 +18,15 @@ pub enum Layout {
 /// How a reader reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadOptions {
-    /// Check chunk CRCs (default on).
+    /// Check chunk CRCs (default on): every chunk a linear reader reads, and every chunk an
+    /// indexed query decodes whole (see `decode_whole_chunks`).
     pub verify_chunk_crcs: bool,
+    /// Make indexed queries decode every chunk they read whole (default off). Off, a query
+    /// filtered by topic or channel decodes a chunk only up to the end of its last wanted
+    /// message (known from the message indexes): one topic out of chunks that also hold camera
+    /// images costs a fraction of the chunks. The chunk CRC covers the whole chunk, so such a
+    /// partly decoded chunk is not checked; turn this on to decode and check every chunk.
+    pub decode_whole_chunks: bool,
     /// Check the DataEnd data-section CRC (default on; linear readers only, since it covers the
     /// whole data section).
     pub verify_data_section_crc: bool,
@@ -49,6 +56,7 @@ impl Default for ReadOptions {
     fn default() -> Self {
         Self {
             verify_chunk_crcs: true,
+            decode_whole_chunks: false,
             verify_data_section_crc: true,
             verify_summary_crc: true,
             verify_attachment_crcs: true,

@@ -1,6 +1,8 @@
 //! Which chunks a query reads: a chunk whose time range overlaps the query but whose message
-//! indexes rule out every wanted message is never read. Shown by damaging such a chunk: the
-//! query that does not need it succeeds, the one that does fails on the damage.
+//! indexes rule out every wanted message is never read. Shown by damaging such a chunk's CRC:
+//! the query that does not need it succeeds, the ones that decode it whole fail on the damage.
+//! (A query that needs only the start of a chunk decodes only that, which the CRC cannot cover:
+//! `query_prefix.rs`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -44,13 +46,17 @@ fn file(compression: Compression) -> Bytes {
     Bytes::from(bytes)
 }
 
-fn query(file: &Bytes, threads: usize, order: Order, start: u64) -> Result<Vec<u64>, McapError> {
-    let reader =
-        McapReader::with_options(file.clone(), ReadOptions::default().with_threads(threads))
-            .unwrap();
+fn query(
+    file: &Bytes,
+    opts: ReadOptions,
+    topic: &str,
+    order: Order,
+    start: u64,
+) -> Result<Vec<u64>, McapError> {
+    let reader = McapReader::with_options(file.clone(), opts).unwrap();
     reader
         .messages()
-        .topics(["/a"])
+        .topics([topic])
         .time_range(start, 1_000)
         .order(order)
         .iter()?
@@ -71,10 +77,33 @@ fn a_chunk_without_wanted_messages_in_the_range_is_not_read() {
         for threads in [0, 2] {
             for order in [Order::File, Order::LogTime, Order::ReverseLogTime] {
                 let case = format!("{compression:?}, {threads} threads, {order:?}");
+                let opts = ReadOptions::default().with_threads(threads);
+                let whole = ReadOptions {
+                    decode_whole_chunks: true,
+                    ..opts.clone()
+                };
                 // From 150 on: the first chunk (100..=200) overlaps, but its /a messages do not.
-                assert_eq!(query(&file, threads, order, 150).unwrap(), [300], "{case}");
-                // From 105 on, its /a message at 110 is wanted: the damage is found.
-                let err = query(&file, threads, order, 105).unwrap_err();
+                for opts in [&opts, &whole] {
+                    let got = query(&file, opts.clone(), "/a", order, 150).unwrap();
+                    assert_eq!(got, [300], "{case}");
+                }
+                // From 105 on, its /a message at 110 is wanted. Decoded whole, the chunk fails
+                // its CRC check; by default only the records up to that message are decoded,
+                // and the CRC over all of them cannot be checked.
+                let err = query(&file, whole.clone(), "/a", order, 105).unwrap_err();
+                assert!(
+                    matches!(err, McapError::CrcMismatch { .. }),
+                    "{case}: {err:?}"
+                );
+                let mut expected = vec![110, 300];
+                if order == Order::ReverseLogTime {
+                    expected.reverse();
+                }
+                let got = query(&file, opts.clone(), "/a", order, 105).unwrap();
+                assert_eq!(got, expected, "{case}");
+                // /b's message is the chunk's last record: that query needs the whole chunk,
+                // and checks it.
+                let err = query(&file, opts.clone(), "/b", order, 0).unwrap_err();
                 assert!(
                     matches!(err, McapError::CrcMismatch { .. }),
                     "{case}: {err:?}"

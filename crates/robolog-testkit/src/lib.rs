@@ -4,6 +4,7 @@
 //! - [`alloc`]: a counting global allocator, to bound what a reader allocates;
 //! - [`hostile`]: the hand-made hostile files under `testdata/bad/` and their checks;
 //! - [`truncation`]: the one truncation sweep every format's tests use;
+//! - [`sample_bytes`]: deterministic compressible and incompressible bytes for codec tests;
 //! - [`interop`]: running the reference Python tools from the venv that
 //!   `scripts/interop-venv.sh` creates.
 //!
@@ -20,5 +21,6 @@
 pub mod alloc;
 pub mod hostile;
 pub mod interop;
+pub mod sample_bytes;
 pub mod testdata;
 pub mod truncation;

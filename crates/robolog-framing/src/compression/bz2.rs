@@ -97,6 +97,80 @@ fn finish_stream(d: &mut Decompress, input: &[u8], expected: usize) -> Result<()
     }
 }
 
+/// A streaming decode that stops and resumes, so that a reader can decode a chunk's start only:
+/// the bzip2 half of [`super::PrefixDecoder`]. Output goes to the start of a vector whose
+/// length only grows; the caller truncates it to `written` at the end.
+pub(super) struct Bz2Prefix {
+    decoder: Decompress,
+    pub(super) written: usize,
+    ended: bool,
+}
+
+impl std::fmt::Debug for Bz2Prefix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bz2Prefix")
+            .field("written", &self.written)
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bz2Prefix {
+    pub(super) fn new() -> Self {
+        Self {
+            decoder: Decompress::new(false),
+            written: 0,
+            ended: false,
+        }
+    }
+
+    /// Decodes until at least `want` of the `expected` bytes are out.
+    pub(super) fn fill_to(
+        &mut self,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+        want: usize,
+    ) -> Result<(), CodecError> {
+        let sizes = (want.min(expected), expected, input.len());
+        let (decoder, ended) = (&mut self.decoder, &mut self.ended);
+        super::fill_window(
+            Compression::Bz2,
+            out,
+            &mut self.written,
+            sizes,
+            |window, at| {
+                if *ended {
+                    // Nothing follows the stream's end.
+                    return Ok((at, false));
+                }
+                let before = progress(decoder);
+                let read = decoder.total_in() as usize;
+                let status = decoder
+                    .decompress(input.get(read..).unwrap_or(&[]), &mut window[at..])
+                    .map_err(corrupt)?;
+                *ended = matches!(status, Status::StreamEnd);
+                let now = decoder.total_out() as usize;
+                Ok((now, !*ended && progress(decoder) != before))
+            },
+        )
+    }
+
+    /// Decodes the rest and checks that the stream holds exactly `expected` bytes.
+    pub(super) fn finish(
+        &mut self,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        self.fill_to(input, expected, out, expected)?;
+        if self.ended {
+            return Ok(());
+        }
+        finish_stream(&mut self.decoder, input, expected)
+    }
+}
+
 /// Decodes every complete block of a (possibly truncated or damaged) stream, up to `cap` bytes.
 pub(super) fn decompress_partial(
     input: &[u8],

@@ -66,30 +66,10 @@ pub(super) fn decompress_exact(
     expected: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
-    super::set_initialised_len(out, expected.min(max_output(input.len())));
-    let mut decoder = FrameWalker {
-        input,
-        pos: 0,
-        out: out.as_mut_slice(),
-        written: 0,
-    };
-    let result = decoder.run(true);
-    let written = decoder.written;
-    match result {
-        Ok(()) if written == expected => Ok(()),
-        Ok(()) => {
-            out.truncate(written);
-            Err(CodecError::SizeMismatch {
-                codec: Compression::Lz4,
-                expected: expected as u64,
-                actual: written as u64,
-            })
-        }
-        Err(e) => {
-            out.truncate(written);
-            Err(e)
-        }
-    }
+    let mut walk = Lz4Prefix::new(input.len(), expected);
+    let result = walk.finish(input, out);
+    out.truncate(walk.written());
+    result
 }
 
 /// Decodes as many complete blocks as possible, up to `cap` output bytes.
@@ -102,16 +82,103 @@ pub(super) fn decompress_partial(
     // so output beyond 255 times the input would be a lie; that keeps the buffer honest too.
     let bound = cap.min(max_output(input.len()));
     out.resize(bound, 0);
-    let mut decoder = FrameWalker {
+    let mut walker = FrameWalker {
         input,
         pos: 0,
         out: out.as_mut_slice(),
         written: 0,
+        frames: 0,
+        open: None,
     };
-    let result = decoder.run(false);
-    let written = decoder.written;
+    let result = walker.run(false);
+    let written = walker.written;
     out.truncate(written);
     result
+}
+
+/// A frame walk that stops and resumes, so that a reader can decode a chunk's first blocks
+/// only: the LZ4 half of [`super::PrefixDecoder`].
+///
+/// The output goes to the start of a vector whose length only grows (initialised room for the
+/// next block); the caller truncates it to [`Lz4Prefix::written`] at the end.
+pub(super) struct Lz4Prefix {
+    /// The declared size, as far as the input can back it.
+    limit: usize,
+    expected: usize,
+    pos: usize,
+    written: usize,
+    frames: usize,
+    open: Option<OpenFrame>,
+}
+
+impl Lz4Prefix {
+    /// Starts a walk over `input_len` bytes of frames that hold `expected` bytes.
+    pub(super) fn new(input_len: usize, expected: usize) -> Self {
+        Self {
+            limit: expected.min(max_output(input_len)),
+            expected,
+            pos: 0,
+            written: 0,
+            frames: 0,
+            open: None,
+        }
+    }
+
+    /// Bytes decoded so far (the start of the output).
+    pub(super) fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Decodes whole blocks until at least `want` bytes are out or the frames end.
+    pub(super) fn fill_to(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        want: usize,
+    ) -> Result<(), CodecError> {
+        let want = want.min(self.expected);
+        while self.written < want {
+            // Room for the next block only, so that a short prefix initialises little.
+            let room = self.open.as_ref().map_or(0, |f| f.descriptor.block_max);
+            super::grow_initialised(out, self.limit.min(self.written + room), self.written);
+            if !self.resume(input, out, |walker| walker.step(false))? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes the rest and checks that the frames hold exactly the declared size.
+    pub(super) fn finish(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
+        super::grow_initialised(out, self.limit, self.written);
+        let expected = self.expected;
+        self.resume(input, out, |walker| walker.finish(expected))
+    }
+
+    /// Runs `work` on a walker over the output, which ends at the declared size (so that a
+    /// block overflowing it is caught, however long a reused buffer is).
+    fn resume<'i, T>(
+        &mut self,
+        input: &'i [u8],
+        out: &mut [u8],
+        work: impl FnOnce(&mut FrameWalker<'i, '_>) -> Result<T, CodecError>,
+    ) -> Result<T, CodecError> {
+        let end = out.len().min(self.limit);
+        let mut walker = FrameWalker {
+            input,
+            pos: self.pos,
+            out: &mut out[..end],
+            written: self.written,
+            frames: self.frames,
+            open: self.open.take(),
+        };
+        let result = work(&mut walker);
+        self.pos = walker.pos;
+        self.written = walker.written;
+        self.frames = walker.frames;
+        self.open = walker.open.take();
+        result
+    }
 }
 
 /// Decodes one independent block into `target`, returning the bytes written.
@@ -142,6 +209,16 @@ struct FrameWalker<'i, 'o> {
     pos: usize,
     out: &'o mut [u8],
     written: usize,
+    /// Frames started so far.
+    frames: usize,
+    /// The frame whose blocks are being decoded.
+    open: Option<OpenFrame>,
+}
+
+/// A frame whose descriptor has been read, and where its output started.
+struct OpenFrame {
+    descriptor: Descriptor,
+    start: usize,
 }
 
 struct Descriptor {
@@ -180,31 +257,61 @@ impl<'i> FrameWalker<'i, '_> {
     /// frame boundary and ignores what follows (containers pad their chunks); otherwise decodes
     /// until the input ends.
     fn run(&mut self, stop_when_full: bool) -> Result<(), CodecError> {
-        let mut frames = 0usize;
-        while self.pos < self.input.len() {
-            if stop_when_full && self.written == self.out.len() && frames > 0 {
-                return Ok(());
-            }
-            let magic = self.u32("frame magic")?;
-            if magic & SKIPPABLE_MAGIC_MASK == SKIPPABLE_MAGIC {
-                let len = self.u32("skippable frame size")? as usize;
-                self.take(len, "skippable frame")?;
-                continue;
-            }
-            if magic != MAGIC {
-                if frames > 0 {
-                    // Trailing padding after the last frame.
-                    return Ok(());
-                }
-                return Err(self.corrupt(format_args!("bad frame magic {magic:#010x}")));
-            }
-            self.frame()?;
-            frames += 1;
-        }
-        if frames == 0 {
-            return Err(self.corrupt("no LZ4 frame"));
+        while self.step(stop_when_full)? {}
+        Ok(())
+    }
+
+    /// Decodes the rest, which must make exactly `expected` bytes in all.
+    fn finish(&mut self, expected: usize) -> Result<(), CodecError> {
+        self.run(true)?;
+        if self.written != expected {
+            return Err(CodecError::SizeMismatch {
+                codec: Compression::Lz4,
+                expected: expected as u64,
+                actual: self.written as u64,
+            });
         }
         Ok(())
+    }
+
+    /// One unit of work: a frame header, a block, or a frame's end. `false` when the frames are
+    /// over.
+    fn step(&mut self, stop_when_full: bool) -> Result<bool, CodecError> {
+        if let Some(open) = self.open.take() {
+            if self.block(&open)? {
+                self.open = Some(open);
+            }
+            return Ok(true);
+        }
+        if self.pos >= self.input.len() {
+            if self.frames == 0 {
+                return Err(self.corrupt("no LZ4 frame"));
+            }
+            return Ok(false);
+        }
+        if stop_when_full && self.written == self.out.len() && self.frames > 0 {
+            return Ok(false);
+        }
+        let magic = self.u32("frame magic")?;
+        if magic & SKIPPABLE_MAGIC_MASK == SKIPPABLE_MAGIC {
+            let len = self.u32("skippable frame size")? as usize;
+            self.take(len, "skippable frame")?;
+            return Ok(true);
+        }
+        if magic != MAGIC {
+            if self.frames > 0 {
+                // Trailing padding after the last frame.
+                return Ok(false);
+            }
+            return Err(self.corrupt(format_args!("bad frame magic {magic:#010x}")));
+        }
+        let descriptor = self.descriptor()?;
+        self.frames += 1;
+        self.open = Some(OpenFrame {
+            descriptor,
+            start: self.written,
+        });
+        Ok(true)
     }
 
     fn descriptor(&mut self) -> Result<Descriptor, CodecError> {
@@ -255,71 +362,78 @@ impl<'i> FrameWalker<'i, '_> {
         })
     }
 
-    fn frame(&mut self) -> Result<(), CodecError> {
-        let d = self.descriptor()?;
-        let frame_start = self.written;
-        loop {
-            let block_at = self.pos;
-            let size = self.u32("block size")?;
-            if size == 0 {
-                break;
+    /// Decodes the open frame's next block; at the frame's end mark, checks the frame and
+    /// returns `false`.
+    fn block(&mut self, open: &OpenFrame) -> Result<bool, CodecError> {
+        let d = &open.descriptor;
+        let frame_start = open.start;
+        let block_at = self.pos;
+        let size = self.u32("block size")?;
+        if size == 0 {
+            self.end_frame(open)?;
+            return Ok(false);
+        }
+        let stored = size & BLOCK_UNCOMPRESSED != 0;
+        let len = (size & !BLOCK_UNCOMPRESSED) as usize;
+        if len > d.block_max {
+            return Err(self.corrupt(format_args!(
+                "block of {len} bytes exceeds the frame's {} byte maximum",
+                d.block_max
+            )));
+        }
+        let block = self.take(len, "block")?;
+        if d.block_checksum {
+            let stored_sum = self.u32("block checksum")?;
+            if XxHash32::oneshot(0, block) != stored_sum {
+                self.pos = block_at;
+                return Err(self.corrupt("block checksum mismatch"));
             }
-            let stored = size & BLOCK_UNCOMPRESSED != 0;
-            let len = (size & !BLOCK_UNCOMPRESSED) as usize;
-            if len > d.block_max {
-                return Err(self.corrupt(format_args!(
-                    "block of {len} bytes exceeds the frame's {} byte maximum",
-                    d.block_max
-                )));
+        }
+        let room = (self.out.len() - self.written).min(d.block_max);
+        let produced = if stored {
+            if len > room {
+                return Err(self.overflow());
             }
-            let block = self.take(len, "block")?;
-            if d.block_checksum {
-                let stored_sum = self.u32("block checksum")?;
-                if XxHash32::oneshot(0, block) != stored_sum {
-                    self.pos = block_at;
-                    return Err(self.corrupt("block checksum mismatch"));
-                }
-            }
-            let room = (self.out.len() - self.written).min(d.block_max);
-            let produced = if stored {
-                if len > room {
+            self.out[self.written..self.written + len].copy_from_slice(block);
+            len
+        } else {
+            let (before, after) = self.out.split_at_mut(self.written);
+            let target = &mut after[..room];
+            let result = if d.independent || before.len() == frame_start {
+                decode_block(block, target)
+            } else {
+                let dict_start = frame_start.max(before.len().saturating_sub(WINDOW));
+                lz4_flex::block::decompress_into_with_dict(block, target, &before[dict_start..])
+            };
+            match result {
+                Ok(n) => n,
+                Err(lz4_flex::block::DecompressError::OutputTooSmall { .. })
+                    if room < d.block_max =>
+                {
                     return Err(self.overflow());
                 }
-                self.out[self.written..self.written + len].copy_from_slice(block);
-                len
-            } else {
-                let (before, after) = self.out.split_at_mut(self.written);
-                let target = &mut after[..room];
-                let result = if d.independent || before.len() == frame_start {
-                    decode_block(block, target)
-                } else {
-                    let dict_start = frame_start.max(before.len().saturating_sub(WINDOW));
-                    lz4_flex::block::decompress_into_with_dict(block, target, &before[dict_start..])
-                };
-                match result {
-                    Ok(n) => n,
-                    Err(lz4_flex::block::DecompressError::OutputTooSmall { .. })
-                        if room < d.block_max =>
-                    {
-                        return Err(self.overflow());
-                    }
-                    Err(e) => {
-                        self.pos = block_at;
-                        return Err(self.corrupt(e));
-                    }
+                Err(e) => {
+                    self.pos = block_at;
+                    return Err(self.corrupt(e));
                 }
-            };
-            self.written += produced;
-        }
+            }
+        };
+        self.written += produced;
+        Ok(true)
+    }
+
+    /// Checks a frame's declared content size and content checksum once its blocks are done.
+    fn end_frame(&mut self, open: &OpenFrame) -> Result<(), CodecError> {
+        let frame_start = open.start;
         let frame_len = (self.written - frame_start) as u64;
-        if let Some(size) = d.content_size
+        if let Some(size) = open.descriptor.content_size
             && size != frame_len
         {
             return Err(self.corrupt(format_args!(
                 "frame declares {size} bytes of content but holds {frame_len}"
             )));
         }
-        if d.content_checksum {
+        if open.descriptor.content_checksum {
             let stored_sum = self.u32("content checksum")?;
             let mut hasher = XxHash32::with_seed(0);
             hasher.write(&self.out[frame_start..self.written]);

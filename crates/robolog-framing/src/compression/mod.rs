@@ -12,21 +12,25 @@
 mod bz2;
 #[cfg(feature = "lz4")]
 mod lz4;
+mod prefix;
 #[cfg(feature = "zstd")]
 mod zstd;
 
-/// Makes `out` exactly `len` initialised bytes long, for decoders that write into a slice.
-/// A buffer too small is replaced by a zeroed allocation (`calloc`: fresh pages from the OS come
-/// zeroed, so large buffers are not memset); a large enough one is reused, zeroing only the part
-/// that was never initialised.
-#[cfg(feature = "lz4")]
-fn set_initialised_len(out: &mut Vec<u8>, len: usize) {
+pub use prefix::PrefixDecoder;
+
+/// Makes `out` at least `len` initialised bytes long, keeping its first `keep` bytes (decoded
+/// output), for decoders that write into a slice. A reused buffer keeps its length, so only the
+/// part never initialised is zeroed; a buffer too small with nothing to keep is replaced by a
+/// zeroed allocation (`calloc`: fresh pages come zeroed from the OS, so they are not memset).
+#[cfg(any(feature = "lz4", feature = "zstd", feature = "bz2"))]
+fn grow_initialised(out: &mut Vec<u8>, len: usize, keep: usize) {
     if out.len() >= len {
-        out.truncate(len);
-    } else if out.capacity() >= len {
-        out.resize(len, 0);
-    } else {
+        return;
+    }
+    if keep == 0 && out.capacity() < len {
         *out = vec![0; len];
+    } else {
+        out.resize(len, 0);
     }
 }
 
@@ -41,6 +45,40 @@ fn next_grant(have: usize, expected: usize, input_len: usize) -> usize {
         have
     };
     step.max(1 << 20).min(expected.saturating_sub(have))
+}
+
+/// Drives a streaming decoder through growing windows of `out` until `*written` reaches
+/// `target` (of `expected` bytes): room is granted as the data arrives, as by
+/// [`next_grant`], but never past the target, where the decoder stops. `run` decodes into the
+/// window after `*written` and returns how far the output now reaches and whether to go on
+/// (`false` once it makes no progress or its stream ends). Falling short of the target is a
+/// [`CodecError::SizeMismatch`].
+#[cfg(any(feature = "zstd", feature = "bz2"))]
+fn fill_window(
+    codec: Compression,
+    out: &mut Vec<u8>,
+    written: &mut usize,
+    (target, expected, input_len): (usize, usize, usize),
+    mut run: impl FnMut(&mut [u8], usize) -> Result<(usize, bool), CodecError>,
+) -> Result<(), CodecError> {
+    while *written < target {
+        let grant = next_grant(*written, expected, input_len);
+        let end = target.min(written.saturating_add(grant));
+        grow_initialised(out, end, *written);
+        let (now, go_on) = run(&mut out[..end], *written)?;
+        *written = now;
+        if !go_on {
+            break;
+        }
+    }
+    if *written < target {
+        return Err(CodecError::SizeMismatch {
+            codec,
+            expected: expected as u64,
+            actual: *written as u64,
+        });
+    }
+    Ok(())
 }
 
 use std::fmt;

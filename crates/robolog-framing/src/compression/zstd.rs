@@ -110,6 +110,71 @@ fn finish_frame(
     }
 }
 
+/// A streaming decode that stops and resumes, so that a reader can decode a chunk's start only:
+/// the zstd half of [`super::PrefixDecoder`]. Output goes to the start of a vector whose length
+/// only grows; the caller truncates it to `written` at the end.
+#[derive(Debug, Default)]
+pub(super) struct ZstdPrefix {
+    /// Input consumed.
+    read: usize,
+    pub(super) written: usize,
+    /// Whether the last call ended a frame (the decoder's hint was 0).
+    at_frame_end: bool,
+}
+
+impl ZstdPrefix {
+    /// Starts a decode with `decoder`, reset.
+    pub(super) fn new(decoder: &mut Decoder<'static>) -> Result<Self, CodecError> {
+        decoder.reinit().map_err(corrupt)?;
+        Ok(Self::default())
+    }
+
+    /// Decodes until at least `want` of the `expected` bytes are out.
+    pub(super) fn fill_to(
+        &mut self,
+        decoder: &mut Decoder<'static>,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+        want: usize,
+    ) -> Result<(), CodecError> {
+        let sizes = (want.min(expected), expected, input.len());
+        let (read, at_frame_end) = (&mut self.read, &mut self.at_frame_end);
+        super::fill_window(
+            Compression::Zstd,
+            out,
+            &mut self.written,
+            sizes,
+            |window, at| {
+                let mut src = InBuffer::around(input.get(*read..).unwrap_or(&[]));
+                let mut dst = OutBuffer::around_pos(window, at);
+                let hint = decoder.run(&mut src, &mut dst).map_err(corrupt)?;
+                *read += src.pos();
+                *at_frame_end = hint == 0;
+                // A frame may end here and another follow: only a call that does nothing stops.
+                Ok((dst.pos(), src.pos() > 0 || dst.pos() > at))
+            },
+        )
+    }
+
+    /// Decodes the rest and checks that the frames hold exactly `expected` bytes.
+    pub(super) fn finish(
+        &mut self,
+        decoder: &mut Decoder<'static>,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        self.fill_to(decoder, input, expected, out, expected)?;
+        if self.at_frame_end {
+            // A frame ended exactly at the declared size; what follows is padding.
+            return Ok(());
+        }
+        let mut src = InBuffer::around(input.get(self.read..).unwrap_or(&[]));
+        finish_frame(decoder, &mut src, expected)
+    }
+}
+
 /// Decodes everything the (possibly truncated or damaged) input yields, up to `cap` bytes.
 pub(super) fn decompress_partial(
     decoder: &mut Decoder<'static>,
