@@ -228,3 +228,82 @@ fn damage_after_the_prefix_is_not_seen_and_damage_inside_is_an_error() {
         assert!(p.fill_to(1000).is_err(), "{codec}: garbage");
     }
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Data with runs that compress well and runs that do not, so that blocks differ.
+    fn data() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec((0usize..40_000, any::<bool>(), any::<u8>()), 0..8).prop_map(
+            |runs| {
+                let mut data = Vec::new();
+                for (len, plain, byte) in runs {
+                    if plain {
+                        data.extend(std::iter::repeat_n(byte, len));
+                    } else {
+                        data.extend(compressible(len + usize::from(byte)));
+                    }
+                }
+                data
+            },
+        )
+    }
+
+    fn codec() -> impl Strategy<Value = Compression> {
+        proptest::sample::select(Compression::ALL.to_vec())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Whatever is asked for, in whatever order, the decoded bytes are the data's start,
+        /// at least as long as asked (and all of it at the end).
+        #[test]
+        fn every_prefix_is_the_data_start(
+            codec in codec(),
+            data in data(),
+            wants in proptest::collection::vec(0usize..400_000, 1..5),
+        ) {
+            let input = compressed(codec, &data);
+            let mut d = Decompressor::new();
+            let mut out = Vec::new();
+            let mut p = d.prefix(codec, &input, data.len(), CAP, &mut out).unwrap();
+            for want in wants {
+                p.fill_to(want).unwrap();
+                let n = p.decoded().len();
+                prop_assert!(n >= want.min(data.len()));
+                prop_assert!(p.decoded() == &data[..n]);
+            }
+            p.finish().unwrap();
+            prop_assert!(out == data);
+        }
+
+        /// A damaged byte anywhere gives an error or bytes, never a panic or a hang.
+        #[test]
+        fn damaged_input_never_panics(
+            codec in codec(),
+            data in data(),
+            at in any::<prop::sample::Index>(),
+            flip in 1u8..,
+            want in 0usize..400_000,
+        ) {
+            let mut input = compressed(codec, &data);
+            if !input.is_empty() {
+                let i = at.index(input.len());
+                input[i] ^= flip;
+            }
+            let mut d = Decompressor::new();
+            let mut out = Vec::new();
+            let mut p = d.prefix(codec, &input, data.len(), CAP, &mut out).unwrap();
+            if p.fill_to(want).is_ok() {
+                prop_assert!(p.decoded().len() <= data.len());
+                let _ = p.finish();
+            } else {
+                drop(p);
+            }
+            prop_assert!(out.len() <= data.len());
+        }
+    }
+}
