@@ -77,6 +77,10 @@ pub struct MessageRef<'a> {
 
 /// A query over a bag's messages, built with chained calls and run by iterating it.
 ///
+/// The chunk infos and index records choose the chunks to read, and a compressed chunk is
+/// decoded only up to the end of its last wanted message: the small topics ahead of the camera
+/// image that closes a chunk cost none of the image's decoding.
+///
 /// ```no_run
 /// use robolog_rosbag::{Bag, Order};
 /// let bag = Bag::from_file("recording.bag")?;
