@@ -176,13 +176,7 @@ pub(crate) fn decode_chunk_prefix(
         }
         None => size,
     };
-    let whole = end == size;
-    if whole {
-        prefix.finish().map_err(codec_error)?;
-    } else {
-        prefix.fill_to(end).map_err(codec_error)?;
-        drop(prefix);
-    }
+    let whole = prefix.decode_to(end).map_err(codec_error)?;
     Ok((Bytes::from(out), whole))
 }
 
