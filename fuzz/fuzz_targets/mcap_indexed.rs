@@ -18,7 +18,8 @@ fn reader_options() -> ReadOptions {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(reader) = McapReader::with_options(Bytes::copy_from_slice(data), reader_options()) else {
+    let Ok(reader) = McapReader::with_options(Bytes::copy_from_slice(data), reader_options())
+    else {
         return;
     };
     let _ = reader.is_draft();

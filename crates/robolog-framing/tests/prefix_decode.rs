@@ -117,6 +117,30 @@ fn finish_decodes_the_rest_with_the_exact_checks() {
 }
 
 #[test]
+fn decode_to_stops_short_or_finishes_with_the_checks() {
+    let data = compressible(LEN);
+    for codec in Compression::ALL {
+        let input = compressed(codec, &data);
+        let mut d = Decompressor::new();
+        let mut out = Vec::new();
+        let p = d.prefix(codec, &input, LEN, CAP, &mut out).unwrap();
+        assert!(!p.decode_to(300_000).unwrap(), "{codec}: a prefix");
+        assert_eq!(out.len(), reach(codec, 300_000), "{codec}");
+        assert!(out == data[..out.len()], "{codec}");
+        for end in [LEN, LEN + 1] {
+            let p = d.prefix(codec, &input, LEN, CAP, &mut out).unwrap();
+            assert!(p.decode_to(end).unwrap(), "{codec}: everything");
+            assert!(out == data, "{codec}");
+        }
+        if codec != Compression::None {
+            let p = d.prefix(codec, &input, LEN - 1, CAP, &mut out).unwrap();
+            let err = p.decode_to(LEN - 1).unwrap_err();
+            assert!(matches!(err, CodecError::Overflow { .. }), "{codec}: {err}");
+        }
+    }
+}
+
+#[test]
 fn every_lz4_frame_layout_gives_its_prefix() {
     use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
     use std::io::Write;

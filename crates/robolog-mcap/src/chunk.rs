@@ -194,13 +194,7 @@ pub(crate) fn chunk_prefix_bytes(
         // The record's header first, for its length; then the record.
         prefix.fill_to(at.saturating_add(9)).map_err(codec_error)?;
         let end = record_end(prefix.decoded(), at, size);
-        let whole = end == size;
-        if whole {
-            prefix.finish().map_err(codec_error)?;
-        } else {
-            prefix.fill_to(end).map_err(codec_error)?;
-            drop(prefix);
-        }
+        let whole = prefix.decode_to(end).map_err(codec_error)?;
         (Bytes::from(recycled), whole)
     };
     Ok((data, whole))

@@ -66,6 +66,27 @@ fn plausible_size(compression: ChunkCompression, compressed: usize, cap: usize) 
     }
 }
 
+/// Checks a compressed chunk's declared size against what its data can hold.
+fn check_size(
+    compression: ChunkCompression,
+    data: &[u8],
+    size: usize,
+    cap: usize,
+    chunk_pos: u64,
+) -> Result<()> {
+    let plausible = plausible_size(compression, data.len(), cap);
+    if size > plausible {
+        return Err(Error::Codec {
+            offset: chunk_pos,
+            source: CodecError::TooLarge {
+                expected: size as u64,
+                cap: plausible as u64,
+            },
+        });
+    }
+    Ok(())
+}
+
 /// Decodes a complete chunk whose data is `data` (a slice of the file) and whose declared
 /// uncompressed size is `size`, into `recycled`'s allocation. Uncompressed chunks are not
 /// copied.
@@ -91,15 +112,7 @@ pub(crate) fn decode_chunk(
         }
         return Ok(data.slice(..size));
     }
-    if size > plausible_size(compression, data.len(), cap) {
-        return Err(Error::Codec {
-            offset: chunk_pos,
-            source: CodecError::TooLarge {
-                expected: size as u64,
-                cap: plausible_size(compression, data.len(), cap) as u64,
-            },
-        });
-    }
+    check_size(compression, data, size, cap, chunk_pos)?;
     // A recycled buffer (of a chunk whose messages are all gone) saves allocating and
     // zero-filling a fresh one.
     let mut out = recycled;
@@ -110,6 +123,61 @@ pub(crate) fn decode_chunk(
             source,
         })?;
     Ok(Bytes::from(out))
+}
+
+/// The little-endian `u32` at `at` in `bytes`, if it is there.
+fn u32_at(bytes: &[u8], at: usize) -> Option<usize> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+}
+
+/// Decodes the start of a chunk, up to the end of the record that starts at `last` (an offset
+/// from its index): all a query needs when its wanted messages start there or before. Large
+/// messages (camera images) usually close a chunk, so a query for the small topics around them
+/// stops before them. Returns the bytes and whether they are the whole chunk; otherwise as
+/// [`decode_chunk`]. (LZ4 stops at a block boundary, 1 MiB in `roslz4` frames; bzip2 decodes
+/// the whole 900k block that holds the record's end.)
+pub(crate) fn decode_chunk_prefix(
+    compression: ChunkCompression,
+    data: &Bytes,
+    size: u32,
+    cap: usize,
+    chunk_pos: u64,
+    last: usize,
+    recycled: Vec<u8>,
+) -> Result<(Bytes, bool)> {
+    if compression == ChunkCompression::None {
+        // Sliced, not decoded: nothing to save.
+        return decode_chunk(compression, data, size, cap, chunk_pos, recycled).map(|b| (b, true));
+    }
+    let size = size as usize;
+    check_size(compression, data, size, cap, chunk_pos)?;
+    let codec_error = |source| Error::Codec {
+        offset: chunk_pos,
+        source,
+    };
+    let mut out = recycled;
+    let mut decompressor = Decompressor::new();
+    let mut prefix = decompressor
+        .prefix(compression.codec(), data, size, cap, &mut out)
+        .map_err(codec_error)?;
+    // A record is its header's length, the header, its data's length and the data.
+    prefix
+        .fill_to(last.saturating_add(4))
+        .map_err(codec_error)?;
+    let data_len_at = u32_at(prefix.decoded(), last)
+        .and_then(|header_len| last.checked_add(4)?.checked_add(header_len));
+    let end = match data_len_at {
+        Some(at) => {
+            prefix.fill_to(at.saturating_add(4)).map_err(codec_error)?;
+            u32_at(prefix.decoded(), at)
+                .and_then(|data_len| at.checked_add(4)?.checked_add(data_len))
+                .map_or(size, |end| end.min(size))
+        }
+        None => size,
+    };
+    let whole = prefix.decode_to(end).map_err(codec_error)?;
+    Ok((Bytes::from(out), whole))
 }
 
 /// Decodes as much of a damaged, truncated or unterminated chunk as possible. Returns the

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use robolog_framing::{Bytes, InclusiveRange, ParallelMap, RecyclePool, default_threads};
 
-use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk};
+use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk, decode_chunk_prefix};
 use crate::connection::Connection;
 use crate::error::Result;
 use crate::format::framing::view_record;
@@ -76,6 +76,10 @@ pub struct MessageRef<'a> {
 }
 
 /// A query over a bag's messages, built with chained calls and run by iterating it.
+///
+/// The chunk infos and index records choose the chunks to read, and a compressed chunk is
+/// decoded only up to the end of its last wanted message: the small topics ahead of the camera
+/// image that closes a chunk cost none of the image's decoding.
 ///
 /// ```no_run
 /// use robolog_rosbag::{Bag, Order};
@@ -529,6 +533,25 @@ fn decode(data: &BagData, chunk: Chunk<'_>, recycled: Vec<u8>) -> Result<Bytes> 
     )
 }
 
+/// Decodes a chunk up to the end of the record at `last` (see [`decode_chunk_prefix`]); says
+/// whether that is the whole chunk.
+fn decode_prefix(
+    data: &BagData,
+    chunk: Chunk<'_>,
+    last: u32,
+    recycled: Vec<u8>,
+) -> Result<(Bytes, bool)> {
+    decode_chunk_prefix(
+        chunk.layout.compression,
+        &data.file.slice(chunk.layout.data.clone()),
+        chunk.layout.size,
+        data.max_chunk_size,
+        chunk.info.position,
+        last as usize,
+        recycled,
+    )
+}
+
 fn batch(chunk: Chunk<'_>, content: Bytes, owned: bool, entries: Vec<Entry>) -> Batch {
     Batch {
         chunk: chunk.info.position,
@@ -684,19 +707,35 @@ fn load_indexed_chunk(
         // The index proves there is nothing to decompress.
         return Ok(batch(chunk, Bytes::new(), false, list));
     }
-    let content = match (&entry.salvaged, decoded) {
-        (Some(content), _) => content.clone(),
-        (None, Ok(content)) => content,
-        (None, Err(recycled)) => decode(data, chunk, recycled)?,
+    // The wanted messages all end by the end of the record the last index entry points at.
+    let last = wanted
+        .as_ref()
+        .and_then(|w| w.iter().map(|e| e.offset).max());
+    let (mut content, whole) = match (&entry.salvaged, decoded, last) {
+        (Some(content), _, _) => (content.clone(), true),
+        (None, Ok(content), _) => (content, true),
+        (None, Err(recycled), Some(last)) => decode_prefix(data, chunk, last, recycled)?,
+        (None, Err(recycled), None) => (decode(data, chunk, recycled)?, true),
     };
-    let resolved = wanted.is_some_and(|wanted| {
-        list.reserve(wanted.len());
-        wanted.iter().all(|e| {
-            resolve_entry(&content, e)
-                .map(|(offset, range)| list.push(entry_at(offset, e.conn, e.time, range)))
-                .is_some()
+    let resolve = |content: &[u8], list: &mut Vec<Entry>| {
+        wanted.as_ref().is_some_and(|wanted| {
+            list.reserve(wanted.len());
+            wanted.iter().all(|e| {
+                resolve_entry(content, e)
+                    .map(|(offset, range)| list.push(entry_at(offset, e.conn, e.time, range)))
+                    .is_some()
+            })
         })
-    });
+    };
+    let mut resolved = resolve(&content, &mut list);
+    if !resolved && !whole {
+        // An entry that points at a connection record has its message after the record the
+        // prefix ends with: decode the whole chunk and try again.
+        list.clear();
+        let recycled = content.try_into_mut().map(Vec::from).unwrap_or_default();
+        content = decode(data, chunk, recycled)?;
+        resolved = resolve(&content, &mut list);
+    }
     if !resolved {
         // No usable index: walk the chunk. The scan that built the entries of unindexed bags
         // walked it already, so this is only reached when the file's index is inconsistent.

@@ -181,6 +181,18 @@ impl PrefixDecoder<'_> {
         }
     }
 
+    /// Decodes up to byte `end` and stops there. When `end` is the declared size (or more), that
+    /// is everything: it finishes with every check of [`finish`](Self::finish) and returns
+    /// `true`.
+    pub fn decode_to(mut self, end: usize) -> Result<bool, CodecError> {
+        if end >= self.expected {
+            self.finish()?;
+            return Ok(true);
+        }
+        self.fill_to(end)?;
+        Ok(false)
+    }
+
     fn written(&self) -> usize {
         match &self.codec {
             Codec::None { written } => *written,
