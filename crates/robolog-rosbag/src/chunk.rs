@@ -135,8 +135,8 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<usize> {
 /// from its index): all a query needs when its wanted messages start there or before. Large
 /// messages (camera images) usually close a chunk, so a query for the small topics around them
 /// stops before them. Returns the bytes and whether they are the whole chunk; otherwise as
-/// [`decode_chunk`]. (LZ4 stops at a block boundary, 1 MiB in `roslz4` frames; bzip2 decodes
-/// the whole 900k block that holds the record's end.)
+/// [`decode_chunk`]. (LZ4 stops at a block boundary, 1 MiB in `roslz4` frames; bzip2 reads
+/// the whole 900k block that holds the record's end, but stops producing its output there.)
 pub(crate) fn decode_chunk_prefix(
     compression: ChunkCompression,
     data: &Bytes,

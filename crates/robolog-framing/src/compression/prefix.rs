@@ -13,9 +13,9 @@ use super::{CodecError, Compression, Decompressor};
 /// Decodes a compressed chunk front to back, only as far as asked.
 ///
 /// Made by [`Decompressor::prefix`]. [`fill_to`](Self::fill_to) decodes at least the first `n`
-/// bytes (LZ4 a whole block at a time, zstd and bzip2 exactly, though bzip2 has to decode the
-/// whole 900k block that holds them); it can be called again with a larger `n` and goes on from
-/// where it stopped. [`finish`](Self::finish) decodes the rest with every check of
+/// bytes (LZ4 a whole block at a time; zstd and bzip2 exactly, though bzip2 first reads and
+/// sorts the whole 900k block that holds them); it can be called again with a larger `n` and
+/// goes on from where it stopped. [`finish`](Self::finish) decodes the rest with every check of
 /// [`Decompressor::decompress`]. When the decoder is dropped, the output vector holds exactly the
 /// bytes decoded (its allocation is kept for reuse).
 ///
