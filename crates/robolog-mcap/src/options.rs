@@ -25,7 +25,8 @@ pub struct ReadOptions {
     /// filtered by topic or channel decodes a chunk only up to the end of its last wanted
     /// message (known from the message indexes): one topic out of chunks that also hold camera
     /// images costs a fraction of the chunks. The chunk CRC covers the whole chunk, so such a
-    /// partly decoded chunk is not checked; turn this on to decode and check every chunk.
+    /// partly decoded chunk is not checked; turn this on (or call `with_crc_checks(true)`) to
+    /// decode and check every chunk.
     pub decode_whole_chunks: bool,
     /// Check the DataEnd data-section CRC (default on; linear readers only, since it covers the
     /// whole data section).
@@ -70,9 +71,12 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// Turns every CRC check on or off.
+    /// Turns every CRC check on or off. On, that includes the chunks a query needs only part of
+    /// (`decode_whole_chunks`), so that every chunk read is checked; off, queries decode only
+    /// what they need.
     pub fn with_crc_checks(mut self, on: bool) -> Self {
         self.verify_chunk_crcs = on;
+        self.decode_whole_chunks = on;
         self.verify_data_section_crc = on;
         self.verify_summary_crc = on;
         self.verify_attachment_crcs = on;

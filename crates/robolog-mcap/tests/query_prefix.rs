@@ -141,12 +141,15 @@ fn damage_after_the_wanted_messages_does_not_stop_a_topic_query() {
                     query(&file, opts.clone(), "/camera", order).is_err(),
                     "{case}"
                 );
-                // So does any query that decodes whole chunks.
+                // So does any query that decodes whole chunks, as when every CRC check is asked
+                // for.
                 let whole = ReadOptions {
                     decode_whole_chunks: true,
-                    ..opts
+                    ..opts.clone()
                 };
                 assert!(query(&file, whole, "/lidar", order).is_err(), "{case}");
+                let checked = opts.clone().with_crc_checks(true);
+                assert!(query(&file, checked, "/lidar", order).is_err(), "{case}");
             }
         }
         // The linear reader reads every record: it finds the damage.
