@@ -127,30 +127,6 @@ fn stored_records<'c>(chunk: &Chunk<'c>, offset: u64, limit: u64) -> Result<&'c 
     })
 }
 
-/// The uncompressed records of `chunk` as `Bytes`: a zero-copy slice of `input` (which must
-/// contain `chunk.records`) when the chunk is not compressed, otherwise a buffer decompressed
-/// into `recycled` (whose allocation is reused).
-pub(crate) fn chunk_bytes(
-    input: &Bytes,
-    chunk: &Chunk<'_>,
-    offset: u64,
-    limit: u64,
-    verify_crc: bool,
-    decompressor: &mut Decompressor,
-    mut recycled: Vec<u8>,
-) -> Result<Bytes> {
-    let data = if chunk.compression.is_empty() {
-        input.slice_ref(stored_records(chunk, offset, limit)?)
-    } else {
-        decompress_into(chunk, offset, limit, decompressor, &mut recycled)?;
-        Bytes::from(recycled)
-    };
-    if verify_crc {
-        verify_chunk_crc(chunk, &data, offset)?;
-    }
-    Ok(data)
-}
-
 /// Where the record that starts at `at` in `records` ends (as its length field says), at most
 /// `size`; `size` when its header is not there.
 fn record_end(records: &[u8], at: usize, size: usize) -> usize {
@@ -166,38 +142,44 @@ fn record_end(records: &[u8], at: usize, size: usize) -> usize {
     }
 }
 
-/// The start of `chunk`'s uncompressed records, up to the end of the record at offset `last`
-/// (from a message index): all a query needs when its wanted messages start there or before.
-/// Only that part is decoded (or, uncompressed, touched). Also says whether the part is the
-/// whole chunk: only then can the chunk CRC, which covers every record, be checked. Otherwise
-/// as [`chunk_bytes`].
-pub(crate) fn chunk_prefix_bytes(
+/// The uncompressed records of `chunk` as `Bytes`: a zero-copy slice of `input` (which must
+/// contain `chunk.records`) when the chunk is not compressed, otherwise a buffer decompressed
+/// into `recycled` (whose allocation is reused).
+///
+/// With `prefix_to`, an offset in the uncompressed records (from a message index), only the
+/// records up to the end of the record there: all a query needs when its wanted messages start
+/// there or before. Only that part is decoded (or, uncompressed, touched). Also says whether
+/// the records returned are the whole chunk: only then can the chunk CRC, which covers every
+/// record, be checked.
+pub(crate) fn chunk_bytes(
     input: &Bytes,
     chunk: &Chunk<'_>,
     offset: u64,
-    last: u64,
+    prefix_to: Option<u64>,
     limit: u64,
     decompressor: &mut Decompressor,
     mut recycled: Vec<u8>,
 ) -> Result<(Bytes, bool)> {
-    let at = usize::try_from(last).unwrap_or(usize::MAX);
+    let at = prefix_to.map(|last| usize::try_from(last).unwrap_or(usize::MAX));
     let codec_error = |source| McapError::Codec { offset, source };
-    let (data, whole) = if chunk.compression.is_empty() {
+    if chunk.compression.is_empty() {
         let records = stored_records(chunk, offset, limit)?;
-        let end = record_end(records, at, records.len());
-        (input.slice_ref(&records[..end]), end == records.len())
-    } else {
-        let (compression, size) = codec_and_size(chunk, offset, limit)?;
-        let mut prefix = decompressor
-            .prefix(compression, chunk.records, size, size, &mut recycled)
-            .map_err(codec_error)?;
-        // The record's header first, for its length; then the record.
-        prefix.fill_to(at.saturating_add(9)).map_err(codec_error)?;
-        let end = record_end(prefix.decoded(), at, size);
-        let whole = prefix.decode_to(end).map_err(codec_error)?;
-        (Bytes::from(recycled), whole)
+        let end = at.map_or(records.len(), |at| record_end(records, at, records.len()));
+        return Ok((input.slice_ref(&records[..end]), end == records.len()));
+    }
+    let Some(at) = at else {
+        decompress_into(chunk, offset, limit, decompressor, &mut recycled)?;
+        return Ok((Bytes::from(recycled), true));
     };
-    Ok((data, whole))
+    let (compression, size) = codec_and_size(chunk, offset, limit)?;
+    let mut prefix = decompressor
+        .prefix(compression, chunk.records, size, size, &mut recycled)
+        .map_err(codec_error)?;
+    // The record's header first, for its length; then the record.
+    prefix.fill_to(at.saturating_add(9)).map_err(codec_error)?;
+    let end = record_end(prefix.decoded(), at, size);
+    let whole = prefix.decode_to(end).map_err(codec_error)?;
+    Ok((Bytes::from(recycled), whole))
 }
 
 /// Takes back the allocation of a chunk buffer nobody else holds any more.

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use robolog_framing::{Bytes, Decompressor};
 
-use crate::chunk::{chunk_bytes, chunk_prefix_bytes, recycle, verify_chunk_crc};
+use crate::chunk::{chunk_bytes, recycle, verify_chunk_crc};
 use crate::error::{McapError, Result};
 use crate::parse::RecordSplitter;
 use crate::records::{Chunk, Record, op};
@@ -116,31 +116,20 @@ fn with_decompressor<T>(work: impl FnOnce(&mut Decompressor) -> T) -> T {
     })
 }
 
-/// Decodes a chunk with this thread's decompressor.
+/// Decodes a chunk with this thread's decompressor: all of it, or with `prefix_to` only its
+/// records up to the end of the record at that offset (see [`chunk_bytes`]). The CRC is checked
+/// when what was decoded is the whole chunk.
 pub(crate) fn decode_chunk(
     input: &Bytes,
     chunk: &Chunk<'_>,
     offset: u64,
-    limit: u64,
-    verify_crc: bool,
-    recycled: Vec<u8>,
-) -> Result<Bytes> {
-    with_decompressor(|d| chunk_bytes(input, chunk, offset, limit, verify_crc, d, recycled))
-}
-
-/// Decodes the start of a chunk, up to the end of the record at `last`, with this thread's
-/// decompressor (see [`chunk_prefix_bytes`]). The CRC is checked when that is the whole chunk.
-pub(crate) fn decode_chunk_prefix(
-    input: &Bytes,
-    chunk: &Chunk<'_>,
-    offset: u64,
-    last: u64,
+    prefix_to: Option<u64>,
     limit: u64,
     verify_crc: bool,
     recycled: Vec<u8>,
 ) -> Result<Bytes> {
     let (data, whole) =
-        with_decompressor(|d| chunk_prefix_bytes(input, chunk, offset, last, limit, d, recycled))?;
+        with_decompressor(|d| chunk_bytes(input, chunk, offset, prefix_to, limit, d, recycled))?;
     if whole && verify_crc {
         verify_chunk_crc(chunk, &data, offset)?;
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use robolog_framing::{Bytes, ParallelMap, RecyclePool, crc32, load_file};
 
-use crate::decode::{BufferPool, chunk_at, decode_chunk, decode_chunk_prefix};
+use crate::decode::{BufferPool, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::linear::{LinearReader, frame_at};
@@ -612,10 +612,7 @@ fn decode_records(
 ) -> Result<Bytes> {
     let chunk = indexed_chunk_at(input, at)?;
     let (limit, verify) = (opts.record_limit, opts.verify_chunk_crcs);
-    match prefix_to {
-        Some(last) => decode_chunk_prefix(input, &chunk, at, last, limit, verify, recycled),
-        None => decode_chunk(input, &chunk, at, limit, verify, recycled),
-    }
+    decode_chunk(input, &chunk, at, prefix_to, limit, verify, recycled)
 }
 
 /// Offsets (in file order) of the wanted channels' messages from the MessageIndex records, or

@@ -63,6 +63,7 @@ impl ChunkDecoding {
                     data,
                     &c,
                     at,
+                    None,
                     self.record_limit,
                     self.verify_chunk_crc,
                     recycled,

@@ -502,7 +502,7 @@ fn load_chunk(
         // chunk is in time order. The walk is trusted only when it finds exactly the messages
         // the chunk info announces (so the index, which must agree with the chunk info, would
         // have given the same ones); otherwise the index decides, as below.
-        let content = decode(data, chunk, recycled)?;
+        let (content, _) = decode(data, chunk, None, recycled)?;
         let list = match walk_whole_chunk(&content, chunk, selection, list) {
             Ok(entries) => {
                 // A walk finds the records in file order.
@@ -519,37 +519,33 @@ fn load_chunk(
     load_indexed_chunk(data, entry, chunk, selection, order, Err(recycled), list)
 }
 
-/// Decodes a chunk (uncompressed ones are sliced, not copied) into `recycled`'s allocation.
-fn decode(data: &BagData, chunk: Chunk<'_>, recycled: Vec<u8>) -> Result<Bytes> {
-    // Entries address the content with `u32` offsets: the size comes from a `u32` field and
-    // opening caps `max_chunk_size` at `u32::MAX`, so every content fits.
-    decode_chunk(
-        chunk.layout.compression,
-        &data.file.slice(chunk.layout.data.clone()),
-        chunk.layout.size,
-        data.max_chunk_size,
-        chunk.info.position,
-        recycled,
-    )
-}
-
-/// Decodes a chunk up to the end of the record at `last` (see [`decode_chunk_prefix`]); says
-/// whether that is the whole chunk.
-fn decode_prefix(
+/// Decodes a chunk (uncompressed ones are sliced, not copied) into `recycled`'s allocation: all
+/// of it, or with `up_to`, an offset from the chunk's index, only up to the end of the record
+/// there (see [`decode_chunk_prefix`]). Says whether the content is the whole chunk.
+fn decode(
     data: &BagData,
     chunk: Chunk<'_>,
-    last: u32,
+    up_to: Option<u32>,
     recycled: Vec<u8>,
 ) -> Result<(Bytes, bool)> {
-    decode_chunk_prefix(
-        chunk.layout.compression,
-        &data.file.slice(chunk.layout.data.clone()),
-        chunk.layout.size,
-        data.max_chunk_size,
-        chunk.info.position,
-        last as usize,
-        recycled,
-    )
+    // Entries address the content with `u32` offsets: the size comes from a `u32` field and
+    // opening caps `max_chunk_size` at `u32::MAX`, so every content fits.
+    let stored = data.file.slice(chunk.layout.data.clone());
+    let (compression, size) = (chunk.layout.compression, chunk.layout.size);
+    let (cap, position) = (data.max_chunk_size, chunk.info.position);
+    match up_to {
+        Some(last) => decode_chunk_prefix(
+            compression,
+            &stored,
+            size,
+            cap,
+            position,
+            last as usize,
+            recycled,
+        ),
+        None => decode_chunk(compression, &stored, size, cap, position, recycled)
+            .map(|content| (content, true)),
+    }
 }
 
 fn batch(chunk: Chunk<'_>, content: Bytes, owned: bool, entries: Vec<Entry>) -> Batch {
@@ -714,8 +710,7 @@ fn load_indexed_chunk(
     let (mut content, whole) = match (&entry.salvaged, decoded, last) {
         (Some(content), _, _) => (content.clone(), true),
         (None, Ok(content), _) => (content, true),
-        (None, Err(recycled), Some(last)) => decode_prefix(data, chunk, last, recycled)?,
-        (None, Err(recycled), None) => (decode(data, chunk, recycled)?, true),
+        (None, Err(recycled), last) => decode(data, chunk, last, recycled)?,
     };
     let resolve = |content: &[u8], list: &mut Vec<Entry>| {
         wanted.as_ref().is_some_and(|wanted| {
@@ -733,7 +728,7 @@ fn load_indexed_chunk(
         // prefix ends with: decode the whole chunk and try again.
         list.clear();
         let recycled = content.try_into_mut().map(Vec::from).unwrap_or_default();
-        content = decode(data, chunk, recycled)?;
+        (content, _) = decode(data, chunk, None, recycled)?;
         resolved = resolve(&content, &mut list);
     }
     if !resolved {

@@ -129,7 +129,8 @@ impl Lz4Prefix {
         self.written
     }
 
-    /// Decodes whole blocks until at least `want` bytes are out or the frames end.
+    /// Decodes whole blocks until at least `want` bytes are out; frames that end first are a
+    /// [`CodecError::SizeMismatch`].
     pub(super) fn fill_to(
         &mut self,
         input: &[u8],
@@ -142,7 +143,11 @@ impl Lz4Prefix {
             let room = self.open.as_ref().map_or(0, |f| f.descriptor.block_max);
             super::grow_initialised(out, self.limit.min(self.written + room), self.written);
             if !self.resume(input, out, |walker| walker.step(false))? {
-                break;
+                return Err(CodecError::SizeMismatch {
+                    codec: Compression::Lz4,
+                    expected: self.expected as u64,
+                    actual: self.written as u64,
+                });
             }
         }
         Ok(())

@@ -138,17 +138,7 @@ impl PrefixDecoder<'_> {
                 Ok(())
             }
             #[cfg(feature = "lz4")]
-            Codec::Lz4(walk) => {
-                walk.fill_to(self.input, self.out, want)?;
-                if walk.written() < want {
-                    return Err(CodecError::SizeMismatch {
-                        codec: Compression::Lz4,
-                        expected: self.expected as u64,
-                        actual: walk.written() as u64,
-                    });
-                }
-                Ok(())
-            }
+            Codec::Lz4(walk) => walk.fill_to(self.input, self.out, want),
             #[cfg(feature = "zstd")]
             Codec::Zstd(state) => {
                 let decoder = self.decompressor.zstd_decoder()?;
