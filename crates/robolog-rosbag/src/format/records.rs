@@ -254,6 +254,10 @@ struct FixedField {
     width: usize,
 }
 
+const fn fixed(tag: &'static [u8], width: usize) -> FixedField {
+    FixedField { tag, width }
+}
+
 /// Bytes of a header made of exactly `fields`, once each.
 const fn fixed_len(fields: &[FixedField]) -> usize {
     let (mut i, mut len) = (0, 0);
@@ -264,49 +268,21 @@ const fn fixed_len(fields: &[FixedField]) -> usize {
     len
 }
 
-const OP_FIELD: FixedField = FixedField {
-    tag: b"\x04\x00\x00\x00op=",
-    width: 1,
-};
-const VER_FIELD: FixedField = FixedField {
-    tag: b"\x08\x00\x00\x00ver=",
-    width: 4,
-};
-const CONN_FIELD: FixedField = FixedField {
-    tag: b"\x09\x00\x00\x00conn=",
-    width: 4,
-};
-const COUNT_FIELD: FixedField = FixedField {
-    tag: b"\x0a\x00\x00\x00count=",
-    width: 4,
-};
+const OP_FIELD: FixedField = fixed(b"\x04\x00\x00\x00op=", 1);
+const VER_FIELD: FixedField = fixed(b"\x08\x00\x00\x00ver=", 4);
+const CONN_FIELD: FixedField = fixed(CONN, 4);
+const COUNT_FIELD: FixedField = fixed(b"\x0a\x00\x00\x00count=", 4);
 
-const MESSAGE_FIELDS: [FixedField; 3] = [
-    OP_FIELD,
-    CONN_FIELD,
-    FixedField {
-        tag: b"\x0d\x00\x00\x00time=",
-        width: 8,
-    },
-];
+const MESSAGE_FIELDS: [FixedField; 3] = [OP_FIELD, CONN_FIELD, fixed(TIME, 8)];
 
 const INDEX_DATA_FIELDS: [FixedField; 4] = [OP_FIELD, VER_FIELD, CONN_FIELD, COUNT_FIELD];
 
 const CHUNK_INFO_FIELDS: [FixedField; 6] = [
     OP_FIELD,
     VER_FIELD,
-    FixedField {
-        tag: b"\x12\x00\x00\x00chunk_pos=",
-        width: 8,
-    },
-    FixedField {
-        tag: b"\x13\x00\x00\x00start_time=",
-        width: 8,
-    },
-    FixedField {
-        tag: b"\x11\x00\x00\x00end_time=",
-        width: 8,
-    },
+    fixed(b"\x12\x00\x00\x00chunk_pos=", 8),
+    fixed(b"\x13\x00\x00\x00start_time=", 8),
+    fixed(b"\x11\x00\x00\x00end_time=", 8),
     COUNT_FIELD,
 ];
 
