@@ -233,8 +233,16 @@ pub struct ChunkIndex<'a> {
 impl ChunkIndex<'_> {
     /// A copy that owns its data.
     pub fn into_owned(self) -> ChunkIndex<'static> {
+        // A summary holds one chunk index per chunk, nearly all naming the same codec: the
+        // names MCAP defines cost no allocation.
+        let compression = match &*self.compression {
+            "" => Cow::Borrowed(""),
+            "lz4" => Cow::Borrowed("lz4"),
+            "zstd" => Cow::Borrowed("zstd"),
+            other => Cow::Owned(other.to_owned()),
+        };
         ChunkIndex {
-            compression: Cow::Owned(self.compression.into_owned()),
+            compression,
             message_index_offsets: self.message_index_offsets,
             ..self
         }
@@ -443,6 +451,37 @@ impl Record<'_> {
             Record::SummaryOffset(_) => op::SUMMARY_OFFSET,
             Record::DataEnd(_) => op::DATA_END,
             Record::Unknown { opcode, .. } => *opcode,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk_index(compression: &str) -> ChunkIndex<'_> {
+        ChunkIndex {
+            message_start_time: 1,
+            message_end_time: 2,
+            chunk_start_offset: 8,
+            chunk_length: 100,
+            message_index_offsets: BTreeMap::from([(1, 108)]),
+            message_index_length: 40,
+            compression: Cow::Borrowed(compression),
+            compressed_size: 50,
+            uncompressed_size: 70,
+        }
+    }
+
+    #[test]
+    fn owned_chunk_indexes_keep_every_field_and_share_the_codec_names() {
+        for name in ["", "lz4", "zstd", "brotli"] {
+            let text = String::from(name);
+            let owned = chunk_index(&text).into_owned();
+            drop(text);
+            assert_eq!(owned, chunk_index(name));
+            let shared = matches!(owned.compression, Cow::Borrowed(_));
+            assert_eq!(shared, name != "brotli", "{name}");
         }
     }
 }

@@ -12,7 +12,6 @@ use crate::connection::Connection;
 use crate::error::{Error, RecordKind, Result};
 use crate::format::framing::{read_record, view_record};
 use crate::format::records::{Header, parse_header};
-use crate::format::time::RosTime;
 use crate::format::version::{Version, parse_version_line};
 use crate::problem::Problem;
 use crate::query::Query;
@@ -492,9 +491,6 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
     })
 }
 
-/// A CHUNK_INFO record: chunk position, start and end times, `(conn, count)` pairs.
-type RawChunkInfo = (u64, RosTime, RosTime, Vec<(u32, u32)>);
-
 /// What the index section holds.
 struct Index {
     connections: Vec<Connection>,
@@ -525,8 +521,10 @@ fn read_index(
             )
         })?;
     let mut connections: Vec<Connection> = Vec::new();
-    // (chunk_pos, start, end, counts)
-    let mut infos: Vec<RawChunkInfo> = Vec::new();
+    // The header's count sizes the list only as far as the index section's bytes could hold
+    // that many records (a CHUNK_INFO record takes over 100 bytes).
+    let room = (file.len() - index_start) / 100;
+    let mut chunks: Vec<ChunkEntry> = Vec::with_capacity(room.min(header.chunk_count as usize));
     let mut pos = index_start;
     while pos < file.len() {
         let record = view_record(&file[pos..], pos as u64)
@@ -561,7 +559,7 @@ fn read_index(
                         ),
                     ));
                 }
-                let counts = record.data[..needed as usize]
+                let message_counts = record.data[..needed as usize]
                     .chunks_exact(8)
                     .map(|e| {
                         (
@@ -570,7 +568,17 @@ fn read_index(
                         )
                     })
                     .collect();
-                infos.push((info.chunk_pos, info.start_time, info.end_time, counts));
+                chunks.push(ChunkEntry {
+                    info: ChunkInfo {
+                        position: info.chunk_pos,
+                        start_ns: info.start_time.to_ns(),
+                        end_ns: info.end_time.to_ns(),
+                        message_counts,
+                    },
+                    layout: OnceLock::new(),
+                    salvaged: None,
+                    index: ChunkIndex::Records { count: info.count },
+                });
             }
             other => {
                 return Err(damaged(
@@ -582,7 +590,7 @@ fn read_index(
         pos += record.len();
     }
     if connections.len() as u64 != u64::from(header.conn_count)
-        || infos.len() as u64 != u64::from(header.chunk_count)
+        || chunks.len() as u64 != u64::from(header.chunk_count)
     {
         return Err(damaged(
             index_pos,
@@ -591,7 +599,7 @@ fn read_index(
                 header.conn_count,
                 header.chunk_count,
                 connections.len(),
-                infos.len()
+                chunks.len()
             ),
         ));
     }
@@ -599,13 +607,15 @@ fn read_index(
     if connections.windows(2).any(|w| w[0].id == w[1].id) {
         return Err(damaged(index_pos, "a connection id appears twice".into()));
     }
-    let mut chunks = Vec::with_capacity(infos.len());
-    for (chunk_pos, start, end, counts) in infos {
+    for chunk in &chunks {
+        let chunk_pos = chunk.info.position;
         usize::try_from(chunk_pos)
             .ok()
             .filter(|&p| p >= chunks_start && p < index_start)
             .ok_or_else(|| damaged(chunk_pos, "chunk position outside the chunk section".into()))?;
-        if let Some((conn, _)) = counts
+        if let Some((conn, _)) = chunk
+            .info
+            .message_counts
             .iter()
             .find(|(conn, _)| connections.binary_search_by_key(conn, |c| c.id).is_err())
         {
@@ -614,18 +624,6 @@ fn read_index(
                 format!("chunk info refers to connection {conn}, which the index does not define"),
             ));
         }
-        let count = counts.len() as u32;
-        chunks.push(ChunkEntry {
-            info: ChunkInfo {
-                position: chunk_pos,
-                start_ns: start.to_ns(),
-                end_ns: end.to_ns(),
-                message_counts: counts,
-            },
-            layout: OnceLock::new(),
-            salvaged: None,
-            index: ChunkIndex::Records { count },
-        });
     }
     Ok(Index {
         connections,

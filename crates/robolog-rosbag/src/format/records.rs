@@ -104,6 +104,14 @@ struct Collected<'a> {
 /// Parses a 2.0 record header (whose first byte is at absolute offset `base`). Fields may come
 /// in any order; unknown fields are ignored; a repeated field keeps its last value.
 pub(crate) fn parse_header(header: &[u8], base: u64) -> Result<Header<'_>> {
+    match fixed_layout_header(header) {
+        Some(fixed) => Ok(fixed),
+        None => parse_any_header(header, base),
+    }
+}
+
+/// [`parse_header`] for any layout of the fields.
+fn parse_any_header(header: &[u8], base: u64) -> Result<Header<'_>> {
     let mut c = Collected::default();
     for_each_field(header, base, RecordKind::Record, |f| {
         let slot = match f.name {
@@ -232,28 +240,111 @@ fn message_header_fast(header: &[u8]) -> Option<MessageHeader> {
     {
         return Some(message);
     }
-    let (mut op, mut conn, mut time) = (false, None, None);
+    let [op, conn, time] = fixed_fields(header, &MESSAGE_FIELDS)?;
+    (op == [OP_MSG_DATA]).then_some(MessageHeader {
+        conn: u32::from_le_bytes(conn.try_into().ok()?),
+        time: RosTime::from_le_bytes(time.try_into().ok()?),
+    })
+}
+
+/// A header field as every writer lays it out: its 4-byte length, `name=`, then a value of a
+/// fixed width (`tag` holds the length and the name, so one compare recognises both).
+struct FixedField {
+    tag: &'static [u8],
+    width: usize,
+}
+
+const fn fixed(tag: &'static [u8], width: usize) -> FixedField {
+    FixedField { tag, width }
+}
+
+/// Bytes of a header made of exactly `fields`, once each.
+const fn fixed_len(fields: &[FixedField]) -> usize {
+    let (mut i, mut len) = (0, 0);
+    while i < fields.len() {
+        len += fields[i].tag.len() + fields[i].width;
+        i += 1;
+    }
+    len
+}
+
+const OP_FIELD: FixedField = fixed(b"\x04\x00\x00\x00op=", 1);
+const VER_FIELD: FixedField = fixed(b"\x08\x00\x00\x00ver=", 4);
+const CONN_FIELD: FixedField = fixed(CONN, 4);
+const COUNT_FIELD: FixedField = fixed(b"\x0a\x00\x00\x00count=", 4);
+
+const MESSAGE_FIELDS: [FixedField; 3] = [OP_FIELD, CONN_FIELD, fixed(TIME, 8)];
+
+const INDEX_DATA_FIELDS: [FixedField; 4] = [OP_FIELD, VER_FIELD, CONN_FIELD, COUNT_FIELD];
+
+const CHUNK_INFO_FIELDS: [FixedField; 6] = [
+    OP_FIELD,
+    VER_FIELD,
+    fixed(b"\x12\x00\x00\x00chunk_pos=", 8),
+    fixed(b"\x13\x00\x00\x00start_time=", 8),
+    fixed(b"\x11\x00\x00\x00end_time=", 8),
+    COUNT_FIELD,
+];
+
+/// The values of `fields` when `header` holds exactly those fields, once each, in any order;
+/// `None` for anything else (an unknown or repeated field, another width), which the general
+/// parser then reads. Whenever this succeeds, the general parser gives the same values.
+#[inline]
+fn fixed_fields<'a, const N: usize>(
+    header: &'a [u8],
+    fields: &[FixedField; N],
+) -> Option<[&'a [u8]; N]> {
+    let mut values: [Option<&[u8]>; N] = [None; N];
     let mut rest = header;
     while !rest.is_empty() {
-        if !op && rest.starts_with(OP) {
-            op = true;
-            rest = &rest[OP.len()..];
-        } else if conn.is_none() && rest.starts_with(CONN) {
-            let (value, after) = rest[CONN.len()..].split_first_chunk::<4>()?;
-            conn = Some(u32::from_le_bytes(*value));
-            rest = after;
-        } else if time.is_none() && rest.starts_with(TIME) {
-            let (value, after) = rest[TIME.len()..].split_first_chunk::<8>()?;
-            time = Some(RosTime::from_le_bytes(*value));
-            rest = after;
-        } else {
+        let i = fields.iter().position(|f| rest.starts_with(f.tag))?;
+        let slot = values.get_mut(i)?;
+        let field = fields.get(i)?;
+        let (value, after) = rest.get(field.tag.len()..)?.split_at_checked(field.width)?;
+        if slot.replace(value).is_some() {
             return None;
         }
+        rest = after;
     }
-    Some(MessageHeader {
-        conn: conn?,
-        time: time?,
-    })
+    let mut out: [&[u8]; N] = [&[]; N];
+    for (slot, value) in out.iter_mut().zip(values) {
+        *slot = value?;
+    }
+    Some(out)
+}
+
+/// The index headers a bag holds one of per chunk and connection (CHUNK_INFO, INDEX_DATA), read
+/// without the general parser when they are laid out as writers lay them out.
+fn fixed_layout_header(header: &[u8]) -> Option<Header<'static>> {
+    const CHUNK_INFO_LEN: usize = fixed_len(&CHUNK_INFO_FIELDS);
+    const INDEX_DATA_LEN: usize = fixed_len(&INDEX_DATA_FIELDS);
+    let u32_of = |v: &[u8]| v.try_into().ok().map(u32::from_le_bytes);
+    let u64_of = |v: &[u8]| v.try_into().ok().map(u64::from_le_bytes);
+    let time_of = |v: &[u8]| v.try_into().ok().map(RosTime::from_le_bytes);
+    match header.len() {
+        CHUNK_INFO_LEN => {
+            let [op, ver, chunk_pos, start_time, end_time, count] =
+                fixed_fields(header, &CHUNK_INFO_FIELDS)?;
+            (op == [OP_CHUNK_INFO]).then_some(())?;
+            Some(Header::ChunkInfo(ChunkInfoHeader {
+                ver: u32_of(ver)?,
+                chunk_pos: u64_of(chunk_pos)?,
+                start_time: time_of(start_time)?,
+                end_time: time_of(end_time)?,
+                count: u32_of(count)?,
+            }))
+        }
+        INDEX_DATA_LEN => {
+            let [op, ver, conn, count] = fixed_fields(header, &INDEX_DATA_FIELDS)?;
+            (op == [OP_INDEX_DATA]).then_some(())?;
+            Some(Header::IndexData(IndexDataHeader {
+                ver: u32_of(ver)?,
+                conn: u32_of(conn)?,
+                count: u32_of(count)?,
+            }))
+        }
+        _ => None,
+    }
 }
 
 #[inline]
@@ -323,6 +414,97 @@ mod tests {
         ])
         .unwrap();
         assert!(message_header_fast(&h).is_none());
+    }
+
+    /// Every order of `fields` (Heap's algorithm).
+    fn orders<T: Clone>(fields: &[T]) -> Vec<Vec<T>> {
+        fn heap<T: Clone>(k: usize, items: &mut Vec<T>, out: &mut Vec<Vec<T>>) {
+            if k <= 1 {
+                out.push(items.clone());
+                return;
+            }
+            for i in 0..k {
+                heap(k - 1, items, out);
+                items.swap(if k.is_multiple_of(2) { i } else { 0 }, k - 1);
+            }
+        }
+        let mut out = Vec::new();
+        heap(fields.len(), &mut fields.to_vec(), &mut out);
+        out
+    }
+
+    #[test]
+    fn fixed_field_tags_hold_their_field_lengths() {
+        let all = [&MESSAGE_FIELDS[..], &INDEX_DATA_FIELDS, &CHUNK_INFO_FIELDS];
+        for field in all.into_iter().flatten() {
+            let (len, name) = field.tag.split_at(4);
+            let len = u32::from_le_bytes(len.try_into().unwrap()) as usize;
+            assert_eq!(name.last(), Some(&b'='));
+            assert_eq!(len, name.len() + field.width, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn index_headers_parse_alike_on_the_fixed_and_the_general_path() {
+        let chunk_info: [(&[u8], Vec<u8>); 6] = [
+            (b"op", vec![OP_CHUNK_INFO]),
+            (b"ver", 1u32.to_le_bytes().to_vec()),
+            (b"chunk_pos", 4117u64.to_le_bytes().to_vec()),
+            (b"start_time", vec![1, 0, 0, 0, 5, 0, 0, 0]),
+            (b"end_time", vec![2, 0, 0, 0, 7, 0, 0, 0]),
+            (b"count", 3u32.to_le_bytes().to_vec()),
+        ];
+        let index_data: [(&[u8], Vec<u8>); 4] = [
+            (b"op", vec![OP_INDEX_DATA]),
+            (b"ver", 1u32.to_le_bytes().to_vec()),
+            (b"conn", 9u32.to_le_bytes().to_vec()),
+            (b"count", 12u32.to_le_bytes().to_vec()),
+        ];
+        let build = |fields: &[(&[u8], Vec<u8>)]| {
+            let fields: Vec<(&[u8], &[u8])> = fields.iter().map(|(n, v)| (*n, &v[..])).collect();
+            build_header(&fields).unwrap()
+        };
+        for fields in [&chunk_info[..], &index_data] {
+            let canonical = build(fields);
+            let expected = parse_any_header(&canonical, 0).unwrap();
+            assert!(matches!(
+                expected,
+                Header::ChunkInfo(ChunkInfoHeader { count: 3, .. })
+                    | Header::IndexData(IndexDataHeader { count: 12, .. })
+            ));
+            // Python writes one order and C++ another (sorted names); any order is taken.
+            for order in orders(fields) {
+                let h = build(&order);
+                assert_eq!(fixed_layout_header(&h), Some(expected.clone()), "{order:?}");
+                assert_eq!(parse_header(&h, 0).unwrap(), expected);
+            }
+            // Anything else goes to the general parser, which reads it as before.
+            let mut repeated = fields.to_vec();
+            repeated[1] = repeated[2].clone();
+            let mut unknown = fields.to_vec();
+            unknown[1] = (b"xyz", vec![1, 0, 0, 0]);
+            let mut wider = fields.to_vec();
+            wider[0].1.push(0);
+            let mut other_op = fields.to_vec();
+            other_op[0].1 = vec![OP_MSG_DATA];
+            let mut extra = fields.to_vec();
+            extra.push((b"x", vec![]));
+            // With every field present, a repeated one makes the header longer than the fixed
+            // layout, which `fixed_layout_header` sees first; `fixed_fields` itself refuses it too.
+            let mut again = fields.to_vec();
+            again.push(fields[1].clone());
+            let h = build(&again);
+            assert!(fixed_fields(&h, &INDEX_DATA_FIELDS).is_none());
+            assert!(fixed_fields(&h, &CHUNK_INFO_FIELDS).is_none());
+            for changed in [repeated, unknown, wider, other_op, extra] {
+                let h = build(&changed);
+                assert_eq!(fixed_layout_header(&h), None, "{changed:?}");
+                assert_eq!(
+                    parse_header(&h, 0).map_err(|e| e.to_string()),
+                    parse_any_header(&h, 0).map_err(|e| e.to_string())
+                );
+            }
+        }
     }
 
     #[test]
