@@ -11,7 +11,7 @@ use crate::chunk::ChunkCompression;
 use crate::connection::Connection;
 use crate::error::{Error, RecordKind, Result};
 use crate::format::framing::{read_record, view_record};
-use crate::format::records::{Header, parse_header};
+use crate::format::records::{CHUNK_INFO_HEADER_LEN, Header, parse_header};
 use crate::format::version::{Version, parse_version_line};
 use crate::problem::Problem;
 use crate::query::Query;
@@ -522,8 +522,8 @@ fn read_index(
         })?;
     let mut connections: Vec<Connection> = Vec::new();
     // The header's count sizes the list only as far as the index section's bytes could hold
-    // that many records (a CHUNK_INFO record takes over 100 bytes).
-    let room = (file.len() - index_start) / 100;
+    // that many records (each at least its two length fields and the shortest header).
+    let room = (file.len() - index_start) / (8 + CHUNK_INFO_HEADER_LEN);
     let mut chunks: Vec<ChunkEntry> = Vec::with_capacity(room.min(header.chunk_count as usize));
     let mut pos = index_start;
     while pos < file.len() {

@@ -277,6 +277,9 @@ const MESSAGE_FIELDS: [FixedField; 3] = [OP_FIELD, CONN_FIELD, fixed(TIME, 8)];
 
 const INDEX_DATA_FIELDS: [FixedField; 4] = [OP_FIELD, VER_FIELD, CONN_FIELD, COUNT_FIELD];
 
+/// The shortest CHUNK_INFO header: its required fields, at their widths, once each.
+pub(crate) const CHUNK_INFO_HEADER_LEN: usize = fixed_len(&CHUNK_INFO_FIELDS);
+
 const CHUNK_INFO_FIELDS: [FixedField; 6] = [
     OP_FIELD,
     VER_FIELD,
@@ -316,13 +319,12 @@ fn fixed_fields<'a, const N: usize>(
 /// The index headers a bag holds one of per chunk and connection (CHUNK_INFO, INDEX_DATA), read
 /// without the general parser when they are laid out as writers lay them out.
 fn fixed_layout_header(header: &[u8]) -> Option<Header<'static>> {
-    const CHUNK_INFO_LEN: usize = fixed_len(&CHUNK_INFO_FIELDS);
     const INDEX_DATA_LEN: usize = fixed_len(&INDEX_DATA_FIELDS);
     let u32_of = |v: &[u8]| v.try_into().ok().map(u32::from_le_bytes);
     let u64_of = |v: &[u8]| v.try_into().ok().map(u64::from_le_bytes);
     let time_of = |v: &[u8]| v.try_into().ok().map(RosTime::from_le_bytes);
     match header.len() {
-        CHUNK_INFO_LEN => {
+        CHUNK_INFO_HEADER_LEN => {
             let [op, ver, chunk_pos, start_time, end_time, count] =
                 fixed_fields(header, &CHUNK_INFO_FIELDS)?;
             (op == [OP_CHUNK_INFO]).then_some(())?;
@@ -442,6 +444,9 @@ mod tests {
             assert_eq!(name.last(), Some(&b'='));
             assert_eq!(len, name.len() + field.width, "{name:?}");
         }
+        // op, ver, chunk_pos, start_time, end_time, count: 6 length fields, 43 bytes of
+        // `name=` and 33 of values.
+        assert_eq!(CHUNK_INFO_HEADER_LEN, 6 * 4 + 43 + 33);
     }
 
     #[test]
