@@ -1,9 +1,12 @@
 //! The machine's limits on the same data: memcpy bandwidth, and the reference C libraries
-//! (liblz4, libzstd, libbz2) decompressing exactly the chunks of a workload file, single-threaded,
-//! into buffers that are allocated and touched beforehand.
+//! (liblz4, libzstd, libbz2) decompressing exactly the chunks of a workload file into buffers
+//! that are allocated and touched beforehand: on one thread, and on every core at once (how much
+//! a second core actually gives a decoder on this machine, which bounds what parallel decoding
+//! can win against a peer that decodes on one thread).
 
 use std::hint::black_box;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use robolog_framing::{Compression, load_file};
@@ -23,10 +26,20 @@ pub(crate) struct Limit {
     /// without its `lz4-c` feature), the `bzip2` 0.6 crate robolog-framing calls (on the C
     /// libbz2 with `bz2-c`, which xtask enables; on its pure-Rust port without).
     pub(crate) library_seconds: Option<f64>,
+    /// The reference C library decoding the same chunks on every core (none on one core).
+    pub(crate) parallel: Option<ParallelLimit>,
     /// Chunks in the file.
     pub(crate) chunks: u64,
     /// The largest chunk, uncompressed.
     pub(crate) largest_chunk: u64,
+}
+
+/// The reference decoder on several threads at once, each decoding whole chunks.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub(crate) struct ParallelLimit {
+    pub(crate) threads: usize,
+    /// Median seconds to decode every chunk once.
+    pub(crate) seconds: f64,
 }
 
 impl Limit {
@@ -36,6 +49,13 @@ impl Limit {
 
     pub(crate) fn library_bytes_per_second(&self) -> Option<f64> {
         Some(self.bytes as f64 / self.library_seconds?)
+    }
+
+    /// How many times faster the reference decoder gets the file done on every core than on
+    /// one: the most a reader that decodes in parallel can gain over one that does not, when
+    /// both use that decoder.
+    pub(crate) fn parallel_speedup(&self) -> Option<f64> {
+        Some(self.seconds / self.parallel?.seconds)
     }
 }
 
@@ -61,6 +81,27 @@ fn timed(
     Ok(median(times))
 }
 
+/// Times `first` and `second` in turn, at least once each and up to `reps` times each while the
+/// total stays under `budget` seconds; returns their medians.
+fn timed_pair(
+    reps: usize,
+    budget: f64,
+    mut first: impl FnMut() -> Result<(), String>,
+    mut second: impl FnMut() -> Result<(), String>,
+) -> Result<(f64, f64), String> {
+    let started = Instant::now();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    while a.is_empty() || (a.len() < reps && started.elapsed().as_secs_f64() < budget) {
+        let t = Instant::now();
+        first()?;
+        a.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        second()?;
+        b.push(t.elapsed().as_secs_f64());
+    }
+    Ok((median(a), median(b)))
+}
+
 /// Copies 256 MiB between two buffers that are already resident.
 pub(crate) fn memcpy(reps: usize) -> Limit {
     const SIZE: usize = 256 << 20;
@@ -77,6 +118,7 @@ pub(crate) fn memcpy(reps: usize) -> Limit {
         bytes: SIZE as u64,
         seconds: median(times),
         library_seconds: None,
+        parallel: None,
         chunks: 0,
         largest_chunk: 0,
     }
@@ -124,10 +166,10 @@ fn chunks<'a>(
     Ok(out)
 }
 
-/// Decompresses every chunk of the file with the C library of its codec and, for LZ4 and
-/// bzip2, with a second decoder (lz4_flex; the `bzip2` 0.6 crate) (for uncompressed files: the bytes memcpy would
-/// move, timed by [`memcpy`] instead). Each decoder runs up to `reps` times within `budget`
-/// seconds.
+/// Decompresses every chunk of the file with the C library of its codec on one thread and on
+/// every core, and, for LZ4 and bzip2, with a second decoder on one thread (lz4_flex; the
+/// `bzip2` 0.6 crate) (for uncompressed files: the bytes memcpy would move, timed by [`memcpy`]
+/// instead). Each measurement runs up to `reps` times within `budget` seconds.
 pub(crate) fn decompress(
     variant: Variant,
     path: &Path,
@@ -143,53 +185,124 @@ pub(crate) fn decompress(
         bytes: total as u64,
         seconds: 0.0,
         library_seconds: None,
+        parallel: None,
         chunks: chunks.len() as u64,
         largest_chunk: largest as u64,
     };
     let codec = variant.codec();
-    if codec == Compression::None {
-        return Ok(limit);
-    }
-    let mut out = vec![0u8; largest];
-    let mut zstd = zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?;
-    let mut run = |decoder: Decoder| {
-        timed(reps, budget, || {
-            for chunk in &chunks {
-                let target = &mut out[..chunk.uncompressed];
-                let produced = match decoder {
-                    Decoder::Liblz4 => lz4_frame(chunk.data, target, lz4_c_block)?,
-                    Decoder::Lz4Flex => lz4_frame(chunk.data, target, lz4_flex_block)?,
-                    Decoder::Libzstd => zstd
-                        .decompress_to_buffer(chunk.data, target)
-                        .map_err(|e| e.to_string())?,
-                    Decoder::Libbz2 => bz2_c(chunk.data, target)?,
-                    Decoder::Bzip2Rs => bz2_rs(chunk.data, target)?,
-                };
-                if produced != chunk.uncompressed {
-                    return Err(format!(
-                        "{codec} chunk decoded to {produced} bytes, {} declared",
-                        chunk.uncompressed
-                    ));
-                }
-            }
-            black_box(&mut out);
-            Ok(())
-        })
-    };
     let (reference, library) = match codec {
         Compression::Lz4 => (Decoder::Liblz4, Some(Decoder::Lz4Flex)),
         Compression::Zstd => (Decoder::Libzstd, None),
         Compression::Bz2 => (Decoder::Libbz2, Some(Decoder::Bzip2Rs)),
         Compression::None => return Ok(limit),
     };
-    limit.seconds = run(reference)?;
+    let mut one = Worker::new(reference, largest)?;
+    let threads = robolog_framing::default_threads();
+    if threads > 1 {
+        let mut workers = (0..threads)
+            .map(|_| Worker::new(reference, largest))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Alternated, so that both figures see the same machine (a load that comes and goes
+        // would otherwise land on one of them and skew their ratio).
+        let (seconds, parallel) = timed_pair(
+            reps,
+            2.0 * budget,
+            || chunks.iter().try_for_each(|chunk| one.decode(chunk)),
+            || decode_on_threads(&chunks, &mut workers),
+        )?;
+        limit.seconds = seconds;
+        limit.parallel = Some(ParallelLimit {
+            threads,
+            seconds: parallel,
+        });
+    } else {
+        limit.seconds = timed(reps, budget, || {
+            chunks.iter().try_for_each(|chunk| one.decode(chunk))
+        })?;
+    }
     if let Some(library) = library {
-        limit.library_seconds = Some(run(library)?);
+        let mut one = Worker::new(library, largest)?;
+        limit.library_seconds = Some(timed(reps, budget, || {
+            chunks.iter().try_for_each(|chunk| one.decode(chunk))
+        })?);
     }
     Ok(limit)
 }
 
-#[derive(Debug, Clone, Copy)]
+/// One decoder with its own output buffer, allocated and touched before any timing.
+struct Worker {
+    decoder: Decoder,
+    zstd: zstd::bulk::Decompressor<'static>,
+    out: Vec<u8>,
+    /// Bytes decoded so far, over every call.
+    produced: u64,
+}
+
+impl Worker {
+    fn new(decoder: Decoder, largest: usize) -> Result<Self, String> {
+        Ok(Self {
+            decoder,
+            zstd: zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?,
+            out: vec![0u8; largest],
+            produced: 0,
+        })
+    }
+
+    /// Decodes `chunk`, which must come out at its declared size.
+    fn decode(&mut self, chunk: &RawChunk<'_>) -> Result<(), String> {
+        let target = self
+            .out
+            .get_mut(..chunk.uncompressed)
+            .ok_or("chunk larger than the largest chunk")?;
+        let produced = match self.decoder {
+            Decoder::Liblz4 => lz4_frame(chunk.data, target, lz4_c_block)?,
+            Decoder::Lz4Flex => lz4_frame(chunk.data, target, lz4_flex_block)?,
+            Decoder::Libzstd => self
+                .zstd
+                .decompress_to_buffer(chunk.data, target)
+                .map_err(|e| e.to_string())?,
+            Decoder::Libbz2 => bz2_c(chunk.data, target)?,
+            Decoder::Bzip2Rs => bz2_rs(chunk.data, target)?,
+        };
+        black_box(&mut self.out);
+        self.produced += produced as u64;
+        if produced != chunk.uncompressed {
+            return Err(format!(
+                "{:?} decoded a chunk to {produced} bytes, {} declared",
+                self.decoder, chunk.uncompressed
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Decodes every chunk once, each worker on its own thread taking the next chunk nobody has
+/// taken: the machine's ceiling for decoding the file in parallel, with no ordering, no
+/// hand-over of results and no parsing.
+fn decode_on_threads(chunks: &[RawChunk<'_>], workers: &mut [Worker]) -> Result<(), String> {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let running: Vec<_> = workers
+            .iter_mut()
+            .map(|worker| {
+                let next = &next;
+                scope.spawn(move || {
+                    while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        worker.decode(chunk)?;
+                    }
+                    Ok::<(), String>(())
+                })
+            })
+            .collect();
+        running.into_iter().try_for_each(|thread| {
+            thread
+                .join()
+                .map_err(|_| "a decoding thread panicked".to_owned())?
+        })
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Decoder {
     Liblz4,
     Lz4Flex,
@@ -276,5 +389,62 @@ fn bz2_rs(data: &[u8], out: &mut [u8]) -> Result<usize, String> {
         if d.total_in() as usize == read && d.total_out() as usize == written {
             return Err("truncated bzip2 stream".into());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zstd_chunks(count: usize) -> Vec<(Vec<u8>, usize)> {
+        (0..count)
+            .map(|i| {
+                let data: Vec<u8> = (0..10_000 + i * 100).map(|j| (j * i % 251) as u8).collect();
+                (zstd::bulk::compress(&data, 3).unwrap(), data.len())
+            })
+            .collect()
+    }
+
+    fn raw(chunks: &[(Vec<u8>, usize)]) -> Vec<RawChunk<'_>> {
+        chunks
+            .iter()
+            .map(|(data, uncompressed)| RawChunk {
+                data,
+                uncompressed: *uncompressed,
+            })
+            .collect()
+    }
+
+    fn workers(threads: usize, largest: usize) -> Vec<Worker> {
+        (0..threads)
+            .map(|_| Worker::new(Decoder::Libzstd, largest).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn threads_decode_every_chunk_at_its_declared_size() {
+        let chunks = zstd_chunks(9);
+        let total: u64 = chunks.iter().map(|c| c.1 as u64).sum();
+        let mut w = workers(3, 20_000);
+        decode_on_threads(&raw(&chunks), &mut w).unwrap();
+        assert_eq!(w.iter().map(|w| w.produced).sum::<u64>(), total);
+        // Again with the same workers, as the timing loop does: each chunk once more.
+        decode_on_threads(&raw(&chunks), &mut w).unwrap();
+        assert_eq!(w.iter().map(|w| w.produced).sum::<u64>(), 2 * total);
+    }
+
+    #[test]
+    fn a_chunk_that_decodes_short_fails_the_measurement() {
+        let mut chunks = zstd_chunks(5);
+        chunks[3].1 += 1;
+        let err = decode_on_threads(&raw(&chunks), &mut workers(2, 20_000)).unwrap_err();
+        assert!(err.contains("declared"), "{err}");
+    }
+
+    #[test]
+    fn a_corrupt_chunk_fails_the_measurement() {
+        let mut chunks = zstd_chunks(5);
+        chunks[1].0.truncate(10);
+        assert!(decode_on_threads(&raw(&chunks), &mut workers(2, 20_000)).is_err());
     }
 }

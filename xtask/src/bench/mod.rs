@@ -628,7 +628,7 @@ fn render(
     let rounds = args.rounds.unwrap_or(3);
     let _ = writeln!(
         s,
-        "\nTimes are medians of robolog's and the peer's runs, each in its own child process, over up to {rounds} alternating rounds (fewer for operations whose rounds take over {} s; a child repeats a short operation and drops its first, warm-up repetition). Ratio = peer time / robolog time (> 1: robolog is faster); the targets are judged on it. CPU = CPU time of the whole child process (every thread, `CLOCK_PROCESS_CPUTIME_ID`) for the same repetitions, and its ratio: on a loaded machine wall time includes waiting for a core, CPU time does not (but counts work done on extra threads). MB/s and msg/s are robolog's, over message payload bytes. \"vs limit\" = the limit's time for the same work / robolog's time: memcpy of the uncompressed chunk bytes for uncompressed files, otherwise the C library (liblz4, libzstd, libbz2) decoding the file's chunks on one thread, which is what the targets use; then, for LZ4, the pure-Rust lz4_flex block decoder (robolog-framing without its `lz4-c` feature) and, for bzip2, the `bzip2` 0.6 crate robolog-framing calls (built here with `bz2-c`, so on the same C libbz2). Peak RSS in MB above the process's start (`VmHWM`, includes touched pages of the memory-mapped input), the anonymous part (heap, decode buffers) in parentheses. \"mem\" target: robolog's anonymous peak ≤ {MEMORY_CHUNKS}× the file's largest chunk. Peers: `mcap` 0.26 (MessageStream; indexed reader + Summary), `rosbag` 0.6 (chunk records over mmap; log-time order = collect and sort; cannot write: —); convert peer = `rosbag` read + `mcap` write.\n",
+        "\nTimes are medians of robolog's and the peer's runs, each in its own child process, over up to {rounds} alternating rounds (fewer for operations whose rounds take over {} s; a child repeats a short operation and drops its first, warm-up repetition). Ratio = peer time / robolog time (> 1: robolog is faster); the targets are judged on it. CPU = CPU time of the whole child process (every thread, `CLOCK_PROCESS_CPUTIME_ID`) for the same repetitions, and its ratio: on a loaded machine wall time includes waiting for a core, CPU time does not (but counts work done on extra threads). MB/s and msg/s are robolog's, over message payload bytes. \"vs limit\" = the limit's time for the same work / robolog's time: memcpy of the uncompressed chunk bytes for uncompressed files, otherwise the C library (liblz4, libzstd, libbz2) decoding the file's chunks on one thread, which is what the targets use; then, for LZ4, the pure-Rust lz4_flex block decoder (robolog-framing without its `lz4-c` feature) and, for bzip2, the `bzip2` 0.6 crate robolog-framing calls (built here with `bz2-c`, so on the same C libbz2); the parallel ceiling after the table is the same C library on every core at once. Peak RSS in MB above the process's start (`VmHWM`, includes touched pages of the memory-mapped input), the anonymous part (heap, decode buffers) in parentheses. \"mem\" target: robolog's anonymous peak ≤ {MEMORY_CHUNKS}× the file's largest chunk. Peers: `mcap` 0.26 (MessageStream; indexed reader + Summary), `rosbag` 0.6 (chunk records over mmap; log-time order = collect and sort; cannot write: —); convert peer = `rosbag` read + `mcap` write.\n",
         if args.quick { 3 } else { 20 }
     );
     let header = [
@@ -668,6 +668,67 @@ fn render(
     let _ = writeln!(s);
     summary(&mut s, rows, data);
     s
+}
+
+/// For each compressed file: the reference decoder on one thread and on every core, against the
+/// fastest full read of each side (decoded chunk bytes per second). A reader that decodes on
+/// every core can beat one that decodes on one by at most the decoder's own speedup, when both
+/// decode at the same speed per core: this says whether a missed ratio is ours or the machine's.
+fn parallel_ceiling(s: &mut String, rows: &[Row]) {
+    let mut files: Vec<(&str, Variant)> = Vec::new();
+    for row in rows.iter().filter(|r| r.raw.parallel.is_some()) {
+        if !files.contains(&(row.workload, row.variant)) {
+            files.push((row.workload, row.variant));
+        }
+    }
+    if files.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nParallel ceiling (the C library decoding every chunk on one thread and on every core; the fastest full read of each side, in decoded chunk bytes per second):"
+    );
+    for (workload, variant) in files {
+        let reads: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.workload == workload && r.variant == variant && r.is_read())
+            .collect();
+        let Some(first) = reads.first() else {
+            continue;
+        };
+        let (Some(parallel), Some(speedup)) = (first.raw.parallel, first.raw.parallel_speedup())
+        else {
+            continue;
+        };
+        let bytes = first.raw.bytes as f64;
+        let fastest = |side: fn(&Row) -> Option<f64>| {
+            reads
+                .iter()
+                .filter_map(|r| side(r))
+                .min_by(f64::total_cmp)
+                .map(|seconds| bytes / seconds)
+        };
+        let (reference, _) = codec_library(variant.codec());
+        let mut line = format!(
+            "- {workload} {}: {reference} {:.0} MB/s on one thread, {:.0} MB/s on {} ({speedup:.2}×)",
+            variant.name(),
+            first.raw.bytes_per_second() / 1e6,
+            bytes / parallel.seconds / 1e6,
+            parallel.threads,
+        );
+        if let (Some(ours), Some(peer)) = (fastest(|r| r.ours), fastest(|r| r.peer)) {
+            let _ = write!(
+                line,
+                "; robolog {:.0} MB/s ({:.0}% of the {}-thread figure), the peer {:.0} MB/s: {:.2}×",
+                ours / 1e6,
+                ours * parallel.seconds / bytes * 100.0,
+                parallel.threads,
+                peer / 1e6,
+                ours / peer
+            );
+        }
+        let _ = writeln!(s, "{line}");
+    }
 }
 
 /// Targets met and missed, and info time against data size.
@@ -711,6 +772,7 @@ fn summary(s: &mut String, rows: &[Row], data: &[DataFile]) {
             );
         }
     }
+    parallel_ceiling(s, rows);
     let _ = writeln!(
         s,
         "\nrobolog samples per row: {}",
