@@ -302,7 +302,7 @@ fn decode_on_threads(chunks: &[RawChunk<'_>], workers: &mut [Worker]) -> Result<
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 enum Decoder {
     Liblz4,
     Lz4Flex,
