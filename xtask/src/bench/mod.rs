@@ -719,12 +719,14 @@ fn parallel_ceiling(s: &mut String, rows: &[Row]) {
         if let (Some(ours), Some(peer)) = (fastest(|r| r.ours), fastest(|r| r.peer)) {
             let _ = write!(
                 line,
-                "; robolog {:.0} MB/s ({:.0}% of the {}-thread figure), the peer {:.0} MB/s: {:.2}×",
+                "; robolog {:.0} MB/s ({:.0}% of the {}-thread figure), the peer {:.0} MB/s: {:.2}×; a reader that only decoded, at the {}-thread figure, would be {:.2}× the peer",
                 ours / 1e6,
                 ours * parallel.seconds / bytes * 100.0,
                 parallel.threads,
                 peer / 1e6,
-                ours / peer
+                ours / peer,
+                parallel.threads,
+                bytes / parallel.seconds / peer,
             );
         }
         let _ = writeln!(s, "{line}");
@@ -781,4 +783,69 @@ fn summary(s: &mut String, rows: &[Row], data: &[DataFile]) {
             .collect::<Vec<_>>()
             .join(" ")
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use limits::ParallelLimit;
+
+    fn row(variant: Variant, op: Op, ours: f64, peer: f64, parallel: Option<f64>) -> Row {
+        let raw = Limit {
+            bytes: 100_000_000,
+            seconds: 2.0,
+            library_seconds: None,
+            parallel: parallel.map(|seconds| ParallelLimit {
+                threads: 2,
+                seconds,
+            }),
+            chunks: 10,
+            largest_chunk: 10_000_000,
+        };
+        Row {
+            workload: "W1",
+            variant,
+            op,
+            ours: Some(ours),
+            peer: Some(peer),
+            ours_cpu: None,
+            peer_cpu: None,
+            samples: 1,
+            totals: Totals::default(),
+            raw,
+            memcpy: raw,
+            memory: [None, None],
+        }
+    }
+
+    #[test]
+    fn the_parallel_ceiling_compares_the_fastest_reads_with_both_limits() {
+        let bz2 = Variant::Bag(robolog_rosbag::ChunkCompression::Bz2);
+        let none = Variant::Mcap(robolog_framing::Compression::None);
+        let rows = [
+            row(bz2, Op::ReadFile, 1.25, 2.2, Some(1.0)),
+            row(bz2, Op::ReadTime, 1.1, 2.0, Some(1.0)),
+            // Not a full read: a query's time says nothing about decoding every chunk.
+            row(bz2, Op::Query, 0.01, 0.5, Some(1.0)),
+            // No parallel figure (an uncompressed file): no line.
+            row(none, Op::ReadFile, 0.1, 0.2, None),
+        ];
+        let mut s = String::new();
+        parallel_ceiling(&mut s, &rows);
+        let lines: Vec<&str> = s.lines().filter(|l| l.starts_with("- ")).collect();
+        assert_eq!(
+            lines,
+            [
+                "- W1 bag-bz2: libbz2 50 MB/s on one thread, 100 MB/s on 2 (2.00×); robolog 91 MB/s (91% of the 2-thread figure), the peer 50 MB/s: 1.82×; a reader that only decoded, at the 2-thread figure, would be 2.00× the peer"
+            ]
+        );
+    }
+
+    #[test]
+    fn no_parallel_figures_no_ceiling_section() {
+        let none = Variant::Mcap(robolog_framing::Compression::None);
+        let mut s = String::new();
+        parallel_ceiling(&mut s, &[row(none, Op::ReadFile, 0.1, 0.2, None)]);
+        assert_eq!(s, "");
+    }
 }
