@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # The fuzz step of .ci/run: build the seed corpora, then run every target briefly.
 #
-# Needs the nightly toolchain and cargo-fuzz; without them it says so and succeeds, since the
-# property tests that stand in for the fuzz targets (tests/robustness.rs, properties.rs,
-# corruption.rs of each format crate) already ran in the test suite.
+# Needs the nightly toolchain, and installs cargo-fuzz when it is missing. Without either it says
+# so and succeeds, since the property tests that stand in for the fuzz targets
+# (tests/robustness.rs, properties.rs, corruption.rs of each format crate) already ran in the
+# test suite.
 #
 # A fixed -seed keeps CI runs repeatable. FUZZ_SECONDS (default 10) is the time per target: 11 targets, about 2 minutes of fuzzing plus the build.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-if ! cargo +nightly --version >/dev/null 2>&1 || ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-    echo "fuzz: skipped (no nightly toolchain or cargo-fuzz); the property tests ran instead"
+if ! cargo +nightly --version >/dev/null 2>&1; then
+    echo "fuzz: skipped (no nightly toolchain); the property tests ran instead"
     exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    # A new machine has the toolchains but not cargo-fuzz: about two minutes to build it.
+    echo "fuzz: installing cargo-fuzz ${CARGO_FUZZ_VERSION:=0.13.2}"
+    if ! cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" >/dev/null 2>&1; then
+        echo "fuzz: skipped (cargo-fuzz could not be installed); the property tests ran instead"
+        exit 0
+    fi
 fi
 
 seconds=${FUZZ_SECONDS:-10}
