@@ -207,7 +207,7 @@ pub(crate) fn decompress(
         let (seconds, parallel) = timed_pair(
             reps,
             2.0 * budget,
-            || chunks.iter().try_for_each(|chunk| one.decode(chunk)),
+            || one.decode_all(&chunks),
             || decode_on_threads(&chunks, &mut workers),
         )?;
         limit.seconds = seconds;
@@ -216,15 +216,11 @@ pub(crate) fn decompress(
             seconds: parallel,
         });
     } else {
-        limit.seconds = timed(reps, budget, || {
-            chunks.iter().try_for_each(|chunk| one.decode(chunk))
-        })?;
+        limit.seconds = timed(reps, budget, || one.decode_all(&chunks))?;
     }
     if let Some(library) = library {
         let mut one = Worker::new(library, largest)?;
-        limit.library_seconds = Some(timed(reps, budget, || {
-            chunks.iter().try_for_each(|chunk| one.decode(chunk))
-        })?);
+        limit.library_seconds = Some(timed(reps, budget, || one.decode_all(&chunks))?);
     }
     Ok(limit)
 }
@@ -246,6 +242,11 @@ impl Worker {
             out: vec![0u8; largest],
             produced: 0,
         })
+    }
+
+    /// Decodes every chunk, in order, on this thread.
+    fn decode_all(&mut self, chunks: &[RawChunk<'_>]) -> Result<(), String> {
+        chunks.iter().try_for_each(|chunk| self.decode(chunk))
     }
 
     /// Decodes `chunk`, which must come out at its declared size.
