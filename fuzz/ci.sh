@@ -16,7 +16,8 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
 fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     # A new machine has the toolchains but not cargo-fuzz: about two minutes to build it.
-    echo "fuzz: installing cargo-fuzz ${CARGO_FUZZ_VERSION:=0.13.2}"
+    CARGO_FUZZ_VERSION=${CARGO_FUZZ_VERSION:-0.13.2}
+    echo "fuzz: installing cargo-fuzz $CARGO_FUZZ_VERSION"
     if ! cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" >/dev/null 2>&1; then
         echo "fuzz: skipped (cargo-fuzz could not be installed); the property tests ran instead"
         exit 0
