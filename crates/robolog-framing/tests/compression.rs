@@ -40,6 +40,23 @@ fn compress_appends_to_existing_output() {
 }
 
 #[test]
+fn a_reused_zstd_compressor_appends_the_frames_zstd_writes_in_one_shot() {
+    let mut compressor = Compressor::new(Compression::Zstd);
+    let mut out = b"prefix".to_vec();
+    for len in [700_000, 10, 0, 300_000] {
+        let data = compressible(len);
+        let at = out.len();
+        compressor.compress(&data, &mut out).unwrap();
+        assert_eq!(&out[..6], b"prefix");
+        assert_eq!(
+            out[at..],
+            zstd::bulk::compress(&data, 3).unwrap(),
+            "{len} bytes"
+        );
+    }
+}
+
+#[test]
 fn levels_change_the_output_but_not_the_content() {
     let data = compressible(200_000);
     for (codec, levels) in [(Compression::Zstd, [1, 19]), (Compression::Bz2, [1, 9])] {

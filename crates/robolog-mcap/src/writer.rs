@@ -157,7 +157,12 @@ struct Pipeline {
     next_write: u64,
     /// Chunks submitted and not yet written beyond which the writer waits for the oldest.
     max_in_flight: usize,
-    spares: Vec<Vec<u8>>,
+    /// Records buffers of written chunks, for the next chunks to fill.
+    spare_records: Vec<Vec<u8>>,
+    /// Compressed buffers of written chunks, for the next jobs' output. Kept apart from the
+    /// records buffers: compressed chunks are smaller, and a records buffer reused for output
+    /// would keep all its pages resident.
+    spare_outputs: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -218,25 +223,31 @@ impl Pipeline {
             // busy: twice as many wrote no faster and held 30-40 % more memory (xtask
             // bench-run, W1-W3 lz4 and zstd writes).
             max_in_flight: threads,
-            spares: Vec::new(),
+            spare_records: Vec::new(),
+            spare_outputs: Vec::new(),
         }
     }
 
     /// A reusable buffer for the next chunk's records, if one came back.
     fn spare(&mut self) -> Option<Vec<u8>> {
-        self.spares.pop()
+        self.spare_records.pop()
     }
 
+    /// Keeps the buffers of a written chunk for reuse: no more than the chunks in flight can
+    /// use at once.
     fn recycle(&mut self, mut records: Vec<u8>, compressed: Vec<u8>) {
+        let keep = self.max_in_flight + 1;
         records.clear();
-        if self.spares.len() < self.max_in_flight * 2 + 2 {
-            self.spares.push(records);
-            self.spares.push(compressed);
+        if self.spare_records.len() < keep {
+            self.spare_records.push(records);
+        }
+        if self.spare_outputs.len() < keep {
+            self.spare_outputs.push(compressed);
         }
     }
 
     fn submit(&mut self, records: Vec<u8>, meta: ChunkMeta, crcs: bool) -> Result<()> {
-        let out = self.spares.pop().unwrap_or_default();
+        let out = self.spare_outputs.pop().unwrap_or_default();
         let job = Job {
             seq: self.next_submit,
             records,

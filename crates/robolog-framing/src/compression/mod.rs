@@ -246,7 +246,7 @@ pub struct Compressor {
     level: Option<i32>,
     lz4_frame: Lz4Frame,
     #[cfg(feature = "zstd")]
-    zstd: Option<(::zstd::bulk::Compressor<'static>, Vec<u8>)>,
+    zstd: Option<::zstd::bulk::Compressor<'static>>,
 }
 
 impl fmt::Debug for Compressor {
@@ -306,13 +306,11 @@ impl Compressor {
             Compression::Lz4 => lz4::compress(input, self.lz4_frame, out),
             #[cfg(feature = "zstd")]
             Compression::Zstd => {
-                let (compressor, scratch) = match &mut self.zstd {
+                let compressor = match &mut self.zstd {
                     Some(cached) => cached,
-                    cached => {
-                        cached.insert((zstd::new_compressor(self.level.unwrap_or(3))?, Vec::new()))
-                    }
+                    cached => cached.insert(zstd::new_compressor(self.level.unwrap_or(3))?),
                 };
-                zstd::compress(compressor, input, scratch, out)
+                zstd::compress(compressor, input, out)
             }
             #[cfg(feature = "bz2")]
             Compression::Bz2 => bz2::compress(input, self.level.unwrap_or(9), out),

@@ -13,19 +13,22 @@ fn corrupt(e: impl std::fmt::Display) -> CodecError {
     CodecError::corrupt(Compression::Zstd, e)
 }
 
+/// Appends one frame holding `input` to `out`, written straight into its spare capacity: a
+/// separate buffer would cost each compressor one more chunk-sized allocation, and a copy.
 pub(super) fn compress(
     compressor: &mut zstd::bulk::Compressor<'static>,
     input: &[u8],
-    scratch: &mut Vec<u8>,
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
-    scratch.clear();
-    scratch.reserve(zstd::zstd_safe::compress_bound(input.len()));
+    let at = out.len();
+    out.reserve(zstd::zstd_safe::compress_bound(input.len()));
+    // zstd writes at the cursor and sets the length to the end of the frame.
+    let mut tail = std::io::Cursor::new(out);
+    tail.set_position(at as u64);
     compressor
-        .compress_to_buffer(input, scratch)
-        .map_err(corrupt)?;
-    out.extend_from_slice(scratch);
-    Ok(())
+        .compress_to_buffer(input, &mut tail)
+        .map(|_| ())
+        .map_err(corrupt)
 }
 
 pub(super) fn new_compressor(level: i32) -> Result<zstd::bulk::Compressor<'static>, CodecError> {
