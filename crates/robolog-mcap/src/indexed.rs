@@ -536,11 +536,24 @@ fn decode_job(
         });
     }
     // Every wanted message ends by the end of the last one the indexes list.
-    let prefix_to = match indexed.as_deref() {
+    let mut prefix_to = match indexed.as_deref() {
         Some([.., last]) if !opts.decode_whole_chunks => Some(*last),
         _ => None,
     };
-    let data = decode_records(input, at, prefix_to, opts, recycled)?;
+    let mut data = decode_records(input, at, prefix_to, opts, recycled)?;
+    // A damaged length can make an earlier wanted record reach past the last one's end, over
+    // records the prefix left out: read such a chunk whole, as a whole-chunk query would.
+    if prefix_to.is_some()
+        && indexed.as_deref().is_some_and(|offsets| {
+            offsets
+                .iter()
+                .any(|&o| frame_at(&data, usize::try_from(o).unwrap_or(usize::MAX)).is_err())
+        })
+    {
+        let recycled = crate::chunk::recycle(data).unwrap_or_default();
+        prefix_to = None;
+        data = decode_records(input, at, None, opts, recycled)?;
+    }
     match indexed {
         Some(offsets) => {
             for offset in offsets {

@@ -176,3 +176,42 @@ fn undamaged_files_read_the_same_either_way() {
         }
     }
 }
+
+/// Found by the `mcap_indexed` fuzz target: a message whose length reaches over the records after
+/// it, up to past the last wanted message. Decoding only up to the last wanted message's end cut
+/// that message short; the query must give what reading whole chunks gives.
+#[test]
+fn a_wanted_message_reaching_past_the_last_one_reads_as_with_whole_chunks() {
+    let file = Bytes::from_static(include_bytes!("regressions/prefix-overrun.mcap"));
+    let query = |whole: bool| {
+        let options = ReadOptions {
+            decode_whole_chunks: whole,
+            ..ReadOptions::default()
+        }
+        .with_threads(0);
+        let reader = McapReader::with_options(file.clone(), options).unwrap();
+        let topic = reader
+            .summary()
+            .channels
+            .values()
+            .next()
+            .unwrap()
+            .topic
+            .to_string();
+        reader
+            .messages()
+            .topics([topic.as_str()])
+            .time_range(1, u64::MAX)
+            .iter()
+            .unwrap()
+            .map(|m| {
+                m.map(|m| (m.sequence, m.log_time, m.data.to_vec()))
+                    .map_err(|e| e.to_string())
+            })
+            .collect::<Vec<_>>()
+    };
+    let whole = query(true);
+    assert_eq!(whole.len(), 11);
+    assert!(whole.iter().all(Result::is_ok));
+    assert_eq!(query(false), whole);
+}
