@@ -535,7 +535,7 @@ fn decode_job(
             msgs,
         });
     }
-    // Every wanted message ends by the end of the last one the indexes list.
+    // In a sound chunk, every wanted message ends by the end of the last one the indexes list.
     let mut prefix_to = match indexed.as_deref() {
         Some([.., last]) if !opts.decode_whole_chunks => Some(*last),
         _ => None,
