@@ -541,41 +541,27 @@ fn decode_job(
         _ => None,
     };
     let mut data = decode_records(input, at, prefix_to, opts, recycled)?;
-    // A damaged length can make an earlier wanted record reach past the last one's end, over
-    // records the prefix left out: read such a chunk whole, as a whole-chunk query would.
-    if prefix_to.is_some()
-        && indexed.as_deref().is_some_and(|offsets| {
-            offsets
-                .iter()
-                .any(|&o| frame_at(&data, usize::try_from(o).unwrap_or(usize::MAX)).is_err())
-        })
-    {
-        let recycled = crate::chunk::recycle(data).unwrap_or_default();
-        prefix_to = None;
-        data = decode_records(input, at, None, opts, recycled)?;
-    }
     match indexed {
         Some(offsets) => {
-            for offset in offsets {
-                let pos = usize::try_from(offset).unwrap_or(usize::MAX);
-                match frame_at(&data, pos) {
-                    Ok(Some((op::MESSAGE, start, end))) => {
-                        if let Some(m) = msg_ref(start, offset, &data[start..end])
-                            && filter.wants(m.channel_id, m.log_time)
-                        {
-                            msgs.push(m);
-                        }
-                    }
-                    _ => {
-                        return Err(McapError::invalid(
-                            at,
-                            "MessageIndex",
-                            format!(
-                                "an index entry points at uncompressed byte {offset}, which is not a message"
-                            ),
-                        ));
-                    }
-                }
+            let mut listed = list_indexed(&data, &offsets, filter, &mut msgs);
+            // A damaged length can make an earlier wanted record reach past the last one's
+            // end, over records the prefix left out: read such a chunk whole, as a whole-chunk
+            // query would.
+            if let (Err(Unlisted { framed: false, .. }), Some(_)) = (&listed, prefix_to) {
+                let recycled = crate::chunk::recycle(data).unwrap_or_default();
+                prefix_to = None;
+                data = decode_records(input, at, None, opts, recycled)?;
+                msgs.clear();
+                listed = list_indexed(&data, &offsets, filter, &mut msgs);
+            }
+            if let Err(Unlisted { offset, .. }) = listed {
+                return Err(McapError::invalid(
+                    at,
+                    "MessageIndex",
+                    format!(
+                        "an index entry points at uncompressed byte {offset}, which is not a message"
+                    ),
+                ));
             }
         }
         None => {
@@ -612,6 +598,41 @@ fn decode_job(
         prefix_to,
         msgs,
     })
+}
+
+/// An index entry that does not point at a message: `framed` is false when no complete record
+/// starts there.
+struct Unlisted {
+    offset: u64,
+    framed: bool,
+}
+
+/// Appends the wanted messages at `offsets` in `data` to `msgs`.
+fn list_indexed(
+    data: &[u8],
+    offsets: &[u64],
+    filter: &Filter,
+    msgs: &mut Vec<MsgRef>,
+) -> std::result::Result<(), Unlisted> {
+    for &offset in offsets {
+        let pos = usize::try_from(offset).unwrap_or(usize::MAX);
+        match frame_at(data, pos) {
+            Ok(Some((op::MESSAGE, start, end))) => {
+                if let Some(m) = msg_ref(start, offset, &data[start..end])
+                    && filter.wants(m.channel_id, m.log_time)
+                {
+                    msgs.push(m);
+                }
+            }
+            framed => {
+                return Err(Unlisted {
+                    offset,
+                    framed: framed.is_ok(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The records of the chunk at `at`: all of them, or with `prefix_to`, those up to the end of
