@@ -7,8 +7,9 @@ use std::collections::{BTreeSet, BinaryHeap};
 use std::path::Path;
 use std::sync::Arc;
 
-use robolog_framing::{Bytes, ParallelMap, RecyclePool, crc32, load_file};
+use robolog_framing::{Bytes, Compression, ParallelMap, RecyclePool, crc32, load_file};
 
+use crate::chunk::compression_from_name;
 use crate::decode::{BufferPool, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
@@ -409,9 +410,9 @@ impl<'r> MessageQuery<'r> {
 /// `ReadOptions::parallel_min_bytes`. zstd decodes about 8 times slower than LZ4 here; an
 /// uncompressed chunk costs only its CRC, which runs about 16 times faster than LZ4 decoding.
 fn decoding_work(chunk: &ChunkIndex<'_>) -> u64 {
-    match &*chunk.compression {
-        "" => chunk.uncompressed_size / 16,
-        "zstd" => chunk.uncompressed_size.saturating_mul(8),
+    match compression_from_name(&chunk.compression) {
+        Some(Compression::None) => chunk.uncompressed_size / 16,
+        Some(Compression::Zstd) => chunk.uncompressed_size.saturating_mul(8),
         _ => chunk.uncompressed_size,
     }
 }
