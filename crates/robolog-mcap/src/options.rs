@@ -20,6 +20,13 @@ pub enum Layout {
 pub struct ReadOptions {
     /// Check chunk CRCs (default on): every chunk a linear reader reads, and every chunk an
     /// indexed query decodes whole (see `decode_whole_chunks`).
+    ///
+    /// In an uncompressed file read from a memory map this is most of the cost of a read: the
+    /// check reads every byte of each chunk, so every page of the file gets mapped, where the
+    /// messages alone may touch a few. Measured on a 410 MB file of 200 KiB messages: a
+    /// log-time read took 34 ms with the check and 7.8 ms without; a query for 20 of its
+    /// messages 0.48 ms and 0.19 ms. Compressed chunks are decoded anyway, and the check adds
+    /// little to that. Turn it off only for files whose storage you trust.
     pub verify_chunk_crcs: bool,
     /// Make indexed queries decode every chunk they read whole (default off). Off, a query
     /// filtered by topic or channel decodes a chunk only up to the end of its last wanted
