@@ -1,7 +1,10 @@
-//! What the numbers were measured on: CPU, cores, memory, kernel, compiler, load.
+//! What the numbers were measured on: CPU, cores, memory, kernel, compiler, load, and how many
+//! cores' worth of work the machine gives at a time.
 
 use std::fs;
 use std::process::Command;
+use std::sync::Barrier;
+use std::time::Instant;
 
 fn command(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
@@ -60,4 +63,77 @@ pub(crate) fn describe() -> Vec<String> {
         format!("kernel: {kernel}"),
         format!("compiler: {rustc} (release profile)"),
     ]
+}
+
+/// The block the core probe decodes: 256 KiB that LZ4 halves, made once per process.
+fn probe_block() -> &'static (Vec<u8>, usize) {
+    static BLOCK: std::sync::OnceLock<(Vec<u8>, usize)> = std::sync::OnceLock::new();
+    BLOCK.get_or_init(|| {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut data = Vec::with_capacity(256 << 10);
+        while data.len() < 256 << 10 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Runs of one byte between noisy ones: about half of it compresses away.
+            let run = 1 + (x >> 60) as usize;
+            data.extend(std::iter::repeat_n((x >> 8) as u8, run));
+            data.push(x as u8);
+        }
+        data.truncate(256 << 10);
+        (lz4_flex::block::compress(&data), data.len())
+    })
+}
+
+/// Decodes the probe block 40 times (10 MiB of output, a few milliseconds) and returns the time.
+fn probe_decode(out: &mut [u8]) -> f64 {
+    let (compressed, _) = probe_block();
+    let started = Instant::now();
+    for _ in 0..40 {
+        let written = lz4_flex::block::decompress_into(compressed, out).unwrap_or(0);
+        std::hint::black_box(written);
+    }
+    started.elapsed().as_secs_f64()
+}
+
+/// How many cores' worth of work the machine gives right now: the same LZ4 decoding timed on one
+/// thread and on one thread per core at once (the fastest of three tries each), as
+/// `cores × one-thread time / every-core time`. Close to the core count when every core is free.
+///
+/// A virtual machine's cores can be slower together than alone (the host runs them on one
+/// physical core's two hardware threads, or lends the cores to another guest for a while): then
+/// a reader that decodes on every core gains less over a one-thread peer, and this says so for
+/// the row measured right after.
+pub(crate) fn effective_cores() -> f64 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let size = probe_block().1;
+    let mut out = vec![0u8; size];
+    let alone = (0..3)
+        .map(|_| probe_decode(&mut out))
+        .fold(f64::INFINITY, f64::min);
+    let together = (0..3)
+        .map(|_| {
+            let start = Barrier::new(cores);
+            std::thread::scope(|scope| {
+                let threads: Vec<_> = (0..cores)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut out = vec![0u8; size];
+                            start.wait();
+                            probe_decode(&mut out)
+                        })
+                    })
+                    .collect();
+                threads
+                    .into_iter()
+                    .filter_map(|t| t.join().ok())
+                    .fold(0.0, f64::max)
+            })
+        })
+        .fold(f64::INFINITY, f64::min);
+    if together > 0.0 && together.is_finite() {
+        (cores as f64 * alone / together).min(cores as f64)
+    } else {
+        0.0
+    }
 }

@@ -149,6 +149,7 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                 ));
                 continue;
             }
+            let cores = machine::effective_cores();
             let measured = measure(
                 args,
                 workload,
@@ -189,6 +190,7 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                 raw,
                 memcpy,
                 memory: measured.memory,
+                cores,
             };
             eprintln!("bench: {}", row.cells().join(" | "));
             rows.push(row);
@@ -396,6 +398,9 @@ struct Row {
     raw: Limit,
     memcpy: Limit,
     memory: [Option<child::Memory>; 2],
+    /// The machine's effective cores just before the row was measured
+    /// ([`machine::effective_cores`]).
+    cores: f64,
 }
 
 /// robolog's peak anonymous memory must stay under this many times the file's largest chunk
@@ -775,6 +780,7 @@ fn summary(s: &mut String, rows: &[Row], data: &[DataFile]) {
         }
     }
     parallel_ceiling(s, rows);
+    core_probe(s, rows);
     let _ = writeln!(
         s,
         "\nrobolog samples per row: {}",
@@ -783,6 +789,49 @@ fn summary(s: &mut String, rows: &[Row], data: &[DataFile]) {
             .collect::<Vec<_>>()
             .join(" ")
     );
+}
+
+/// The effective cores before each row, and the rows that missed their ratio target with the
+/// figure they were measured after: a miss measured while the cores were slow together says
+/// more about the machine than about the reader.
+fn core_probe(s: &mut String, rows: &[Row]) {
+    if rows.is_empty() {
+        return;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _ = writeln!(
+        s,
+        "\nEffective cores as each row's measurements started (LZ4 decoding on every core at once against one thread; {cores} when every core is free): {}",
+        rows.iter()
+            .map(|r| format!("{:.2}", r.cores))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let missed: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            r.targets()
+                .iter()
+                .any(|(name, met)| name.ends_with("peer") && !met)
+        })
+        .filter_map(|r| {
+            Some(format!(
+                "{} {} {} {:.2}× ({:.2} cores)",
+                r.workload,
+                r.variant.name(),
+                r.op.name(),
+                r.ratio()?,
+                r.cores
+            ))
+        })
+        .collect();
+    if !missed.is_empty() {
+        let _ = writeln!(
+            s,
+            "Rows that missed their ratio target, with the effective cores as they started: {}",
+            missed.join("; ")
+        );
+    }
 }
 
 #[cfg(test)]
@@ -815,6 +864,7 @@ mod tests {
             raw,
             memcpy: raw,
             memory: [None, None],
+            cores: 2.0,
         }
     }
 
@@ -839,6 +889,36 @@ mod tests {
                 "- W1 bag-bz2: libbz2 50 MB/s on one thread, 100 MB/s on 2 (2.00×); robolog 91 MB/s (91% of the 2-thread figure), the peer 50 MB/s: 1.82×; a reader that only decoded, at the 2-thread figure, would be 2.00× the peer"
             ]
         );
+    }
+
+    #[test]
+    fn missed_ratios_are_listed_with_the_cores_they_were_measured_after() {
+        let zstd = Variant::Mcap(robolog_framing::Compression::Zstd);
+        let mut slow = row(zstd, Op::ReadTime, 1.0, 1.2, None);
+        slow.cores = 1.234;
+        let rows = [
+            slow,
+            // Met (1.6× against 1.5×): not listed.
+            row(zstd, Op::ReadFile, 1.0, 1.6, None),
+            // Info has no ratio target.
+            row(zstd, Op::Info, 1.0, 0.5, None),
+        ];
+        let mut s = String::new();
+        core_probe(&mut s, &rows);
+        let lines: Vec<&str> = s.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), 2, "{s}");
+        assert!(lines[0].ends_with("): 1.23 2.00 2.00"), "{}", lines[0]);
+        assert_eq!(
+            lines[1],
+            "Rows that missed their ratio target, with the effective cores as they started: W1 mcap-zstd read, log-time order 1.20× (1.23 cores)"
+        );
+    }
+
+    #[test]
+    fn the_probe_counts_at_most_the_cores_there_are() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let found = machine::effective_cores();
+        assert!(found > 0.0 && found <= cores, "{found} of {cores}");
     }
 
     #[test]
