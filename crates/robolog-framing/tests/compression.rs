@@ -342,6 +342,28 @@ fn output_buffer_is_reused() {
 }
 
 #[test]
+fn a_buffer_from_an_lz4_chunk_fits_a_slightly_larger_one() {
+    // Chunks of one file differ by the message that closes each: a buffer allocated for one
+    // must take the next without being replaced.
+    let mut d = Decompressor::new();
+    let mut out = Vec::new();
+    let first = compressible(100_000);
+    let mut c = Vec::new();
+    compress(Compression::Lz4, &first, &mut c).unwrap();
+    d.decompress(Compression::Lz4, &c, first.len(), CAP, &mut out)
+        .unwrap();
+    assert_eq!(out, first);
+    let ptr = out.as_ptr();
+    let second = compressible(110_000);
+    let mut c = Vec::new();
+    compress(Compression::Lz4, &second, &mut c).unwrap();
+    d.decompress(Compression::Lz4, &c, second.len(), CAP, &mut out)
+        .unwrap();
+    assert_eq!(out, second);
+    assert_eq!(out.as_ptr(), ptr, "the first buffer was replaced");
+}
+
+#[test]
 fn salvage_keeps_complete_lz4_blocks() {
     let data = compressible(300_000);
     let mut frame = Vec::new();

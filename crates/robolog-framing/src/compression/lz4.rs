@@ -104,6 +104,8 @@ pub(super) fn decompress_partial(
 pub(super) struct Lz4Prefix {
     /// The declared size, as far as the input can back it.
     limit: usize,
+    /// The most output the input can back.
+    ceiling: usize,
     expected: usize,
     pos: usize,
     written: usize,
@@ -116,6 +118,7 @@ impl Lz4Prefix {
     pub(super) fn new(input_len: usize, expected: usize) -> Self {
         Self {
             limit: expected.min(max_output(input_len)),
+            ceiling: max_output(input_len),
             expected,
             pos: 0,
             written: 0,
@@ -141,7 +144,12 @@ impl Lz4Prefix {
         while self.written < want {
             // Room for the next block only, so that a short prefix initialises little.
             let room = self.open.as_ref().map_or(0, |f| f.descriptor.block_max);
-            super::grow_initialised(out, self.limit.min(self.written + room), self.written);
+            super::grow_initialised(
+                out,
+                self.limit.min(self.written + room),
+                self.written,
+                self.ceiling,
+            );
             if !self.resume(input, out, |walker| walker.step(false))? {
                 return Err(CodecError::SizeMismatch {
                     codec: Compression::Lz4,
@@ -155,7 +163,7 @@ impl Lz4Prefix {
 
     /// Decodes the rest and checks that the frames hold exactly the declared size.
     pub(super) fn finish(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
-        super::grow_initialised(out, self.limit, self.written);
+        super::grow_initialised(out, self.limit, self.written, self.ceiling);
         let expected = self.expected;
         self.resume(input, out, |walker| walker.finish(expected))
     }
