@@ -103,7 +103,7 @@ fn probe_decode(out: &mut [u8]) -> f64 {
 /// A virtual machine's cores can be slower together than alone (the host runs them on one
 /// physical core's two hardware threads, or lends the cores to another guest for a while): then
 /// a reader that decodes on every core gains less over a one-thread peer, and this says so for
-/// the row measured right after.
+/// the rows measured around it.
 pub(crate) fn effective_cores() -> f64 {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let size = probe_block().1;

@@ -149,7 +149,6 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                 ));
                 continue;
             }
-            let cores = machine::effective_cores();
             let measured = measure(
                 args,
                 workload,
@@ -190,7 +189,7 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                 raw,
                 memcpy,
                 memory: measured.memory,
-                cores,
+                cores: measured.cores,
             };
             eprintln!("bench: {}", row.cells().join(" | "));
             rows.push(row);
@@ -269,6 +268,8 @@ struct Measured {
     cpu: BTreeMap<&'static str, Vec<f64>>,
     totals: Vec<(Side, Totals)>,
     memory: [Option<child::Memory>; 2],
+    /// The fewest effective cores the probe found before each round and after the last.
+    cores: f64,
 }
 
 impl Measured {
@@ -315,6 +316,7 @@ fn measure(
         cpu: BTreeMap::new(),
         totals: Vec::new(),
         memory: [None, None],
+        cores: f64::INFINITY,
     };
     let started = Instant::now();
     let op_budget = if args.quick { 3.0 } else { 20.0 };
@@ -326,6 +328,7 @@ fn measure(
         {
             break;
         }
+        measured.cores = measured.cores.min(machine::effective_cores());
         let mut order = sides.clone();
         if round % 2 == 1 {
             order.reverse();
@@ -378,6 +381,7 @@ fn measure(
             m.peak_anon = m.peak_anon.max(report.memory.peak_anon);
         }
     }
+    measured.cores = measured.cores.min(machine::effective_cores());
     Ok(measured)
 }
 
@@ -398,8 +402,8 @@ struct Row {
     raw: Limit,
     memcpy: Limit,
     memory: [Option<child::Memory>; 2],
-    /// The machine's effective cores just before the row was measured
-    /// ([`machine::effective_cores`]).
+    /// The machine's fewest effective cores while the row was measured
+    /// ([`Measured::cores`]).
     cores: f64,
 }
 
@@ -791,9 +795,9 @@ fn summary(s: &mut String, rows: &[Row], data: &[DataFile]) {
     );
 }
 
-/// The effective cores before each row, and the rows that missed their ratio target with the
-/// figure they were measured after: a miss measured while the cores were slow together says
-/// more about the machine than about the reader.
+/// The fewest effective cores seen while each row was measured, and the rows that missed their
+/// ratio target with that figure: a miss measured while the cores were slow together says more
+/// about the machine than about the reader.
 fn core_probe(s: &mut String, rows: &[Row]) {
     if rows.is_empty() {
         return;
@@ -801,7 +805,7 @@ fn core_probe(s: &mut String, rows: &[Row]) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let _ = writeln!(
         s,
-        "\nEffective cores as each row's measurements started (LZ4 decoding on every core at once against one thread; {cores} when every core is free): {}",
+        "\nEffective cores, the fewest of the probes before each round of a row and after its last (LZ4 decoding on every core at once against one thread; {cores} when every core is free): {}",
         rows.iter()
             .map(|r| format!("{:.2}", r.cores))
             .collect::<Vec<_>>()
@@ -828,7 +832,7 @@ fn core_probe(s: &mut String, rows: &[Row]) {
     if !missed.is_empty() {
         let _ = writeln!(
             s,
-            "Rows that missed their ratio target, with the effective cores as they started: {}",
+            "Rows that missed their ratio target, with their effective cores: {}",
             missed.join("; ")
         );
     }
@@ -892,7 +896,7 @@ mod tests {
     }
 
     #[test]
-    fn missed_ratios_are_listed_with_the_cores_they_were_measured_after() {
+    fn missed_ratios_are_listed_with_the_cores_they_were_measured_with() {
         let zstd = Variant::Mcap(robolog_framing::Compression::Zstd);
         let mut slow = row(zstd, Op::ReadTime, 1.0, 1.2, None);
         slow.cores = 1.234;
@@ -910,7 +914,7 @@ mod tests {
         assert!(lines[0].ends_with("): 1.23 2.00 2.00"), "{}", lines[0]);
         assert_eq!(
             lines[1],
-            "Rows that missed their ratio target, with the effective cores as they started: W1 mcap-zstd read, log-time order 1.20× (1.23 cores)"
+            "Rows that missed their ratio target, with their effective cores: W1 mcap-zstd read, log-time order 1.20× (1.23 cores)"
         );
     }
 
