@@ -347,19 +347,16 @@ fn a_buffer_from_an_lz4_chunk_fits_a_slightly_larger_one() {
     // must take the next without being replaced.
     let mut d = Decompressor::new();
     let mut out = Vec::new();
-    let first = compressible(100_000);
-    let mut c = Vec::new();
-    compress(Compression::Lz4, &first, &mut c).unwrap();
-    d.decompress(Compression::Lz4, &c, first.len(), CAP, &mut out)
-        .unwrap();
-    assert_eq!(out, first);
+    let mut decode_into_out = |data: &[u8], out: &mut Vec<u8>| {
+        let mut c = Vec::new();
+        compress(Compression::Lz4, data, &mut c).unwrap();
+        d.decompress(Compression::Lz4, &c, data.len(), CAP, out)
+            .unwrap();
+        assert_eq!(*out, data);
+    };
+    decode_into_out(&compressible(100_000), &mut out);
     let ptr = out.as_ptr();
-    let second = compressible(110_000);
-    let mut c = Vec::new();
-    compress(Compression::Lz4, &second, &mut c).unwrap();
-    d.decompress(Compression::Lz4, &c, second.len(), CAP, &mut out)
-        .unwrap();
-    assert_eq!(out, second);
+    decode_into_out(&compressible(110_000), &mut out);
     assert_eq!(out.as_ptr(), ptr, "the first buffer was replaced");
 }
 
