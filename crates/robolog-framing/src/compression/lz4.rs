@@ -102,8 +102,6 @@ pub(super) fn decompress_partial(
 /// The output goes to the start of a vector whose length only grows (initialised room for the
 /// next block); the caller truncates it to [`Lz4Prefix::written`] at the end.
 pub(super) struct Lz4Prefix {
-    /// The declared size, as far as the input can back it.
-    limit: usize,
     /// The most output the input can back.
     ceiling: usize,
     expected: usize,
@@ -117,7 +115,6 @@ impl Lz4Prefix {
     /// Starts a walk over `input_len` bytes of frames that hold `expected` bytes.
     pub(super) fn new(input_len: usize, expected: usize) -> Self {
         Self {
-            limit: expected.min(max_output(input_len)),
             ceiling: max_output(input_len),
             expected,
             pos: 0,
@@ -125,6 +122,11 @@ impl Lz4Prefix {
             frames: 0,
             open: None,
         }
+    }
+
+    /// The declared size, as far as the input can back it.
+    fn limit(&self) -> usize {
+        self.expected.min(self.ceiling)
     }
 
     /// Bytes decoded so far (the start of the output).
@@ -146,7 +148,7 @@ impl Lz4Prefix {
             let room = self.open.as_ref().map_or(0, |f| f.descriptor.block_max);
             super::grow_initialised(
                 out,
-                self.limit.min(self.written + room),
+                self.limit().min(self.written + room),
                 self.written,
                 self.ceiling,
             );
@@ -163,7 +165,7 @@ impl Lz4Prefix {
 
     /// Decodes the rest and checks that the frames hold exactly the declared size.
     pub(super) fn finish(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
-        super::grow_initialised(out, self.limit, self.written, self.ceiling);
+        super::grow_initialised(out, self.limit(), self.written, self.ceiling);
         let expected = self.expected;
         self.resume(input, out, |walker| walker.finish(expected))
     }
@@ -176,7 +178,7 @@ impl Lz4Prefix {
         out: &mut [u8],
         work: impl FnOnce(&mut FrameWalker<'i, '_>) -> Result<T, CodecError>,
     ) -> Result<T, CodecError> {
-        let end = out.len().min(self.limit);
+        let end = out.len().min(self.limit());
         let mut walker = FrameWalker {
             input,
             pos: self.pos,
