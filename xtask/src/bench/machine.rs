@@ -65,13 +65,17 @@ pub(crate) fn describe() -> Vec<String> {
     ]
 }
 
-/// The block the core probe decodes: 256 KiB that LZ4 halves, made once per process.
-fn probe_block() -> &'static (Vec<u8>, usize) {
-    static BLOCK: std::sync::OnceLock<(Vec<u8>, usize)> = std::sync::OnceLock::new();
+/// The size of the block the core probe decodes.
+const PROBE_BYTES: usize = 256 << 10;
+
+/// The block the core probe decodes, LZ4-compressed: `PROBE_BYTES` that LZ4 halves, made once
+/// per process.
+fn probe_block() -> &'static [u8] {
+    static BLOCK: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     BLOCK.get_or_init(|| {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut data = Vec::with_capacity(256 << 10);
-        while data.len() < 256 << 10 {
+        let mut data = Vec::with_capacity(PROBE_BYTES);
+        while data.len() < PROBE_BYTES {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
@@ -80,14 +84,14 @@ fn probe_block() -> &'static (Vec<u8>, usize) {
             data.extend(std::iter::repeat_n((x >> 8) as u8, run));
             data.push(x as u8);
         }
-        data.truncate(256 << 10);
-        (lz4_flex::block::compress(&data), data.len())
+        data.truncate(PROBE_BYTES);
+        lz4_flex::block::compress(&data)
     })
 }
 
 /// Decodes the probe block 40 times (10 MiB of output, a few milliseconds) and returns the time.
 fn probe_decode(out: &mut [u8]) -> f64 {
-    let (compressed, _) = probe_block();
+    let compressed = probe_block();
     let started = Instant::now();
     for _ in 0..40 {
         let written = lz4_flex::block::decompress_into(compressed, out).unwrap_or(0);
@@ -105,9 +109,8 @@ fn probe_decode(out: &mut [u8]) -> f64 {
 /// a reader that decodes on every core gains less over a one-thread peer, and this says so for
 /// the rows measured around it.
 pub(crate) fn effective_cores() -> f64 {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let size = probe_block().1;
-    let mut out = vec![0u8; size];
+    let cores = robolog_framing::default_threads();
+    let mut out = vec![0u8; PROBE_BYTES];
     let alone = (0..3)
         .map(|_| probe_decode(&mut out))
         .fold(f64::INFINITY, f64::min);
@@ -118,7 +121,7 @@ pub(crate) fn effective_cores() -> f64 {
                 let threads: Vec<_> = (0..cores)
                     .map(|_| {
                         scope.spawn(|| {
-                            let mut out = vec![0u8; size];
+                            let mut out = vec![0u8; PROBE_BYTES];
                             start.wait();
                             probe_decode(&mut out)
                         })

@@ -802,7 +802,7 @@ fn core_probe(s: &mut String, rows: &[Row]) {
     if rows.is_empty() {
         return;
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = robolog_framing::default_threads();
     let _ = writeln!(
         s,
         "\nEffective cores, the fewest of the probes before each round of a row and after its last (LZ4 decoding on every core at once against one thread; {cores} when every core is free): {}",
@@ -920,7 +920,7 @@ mod tests {
 
     #[test]
     fn the_probe_counts_at_most_the_cores_there_are() {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let cores = robolog_framing::default_threads() as f64;
         let found = machine::effective_cores();
         assert!(found > 0.0 && found <= cores, "{found} of {cores}");
     }
