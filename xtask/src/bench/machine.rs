@@ -68,24 +68,12 @@ pub(crate) fn describe() -> Vec<String> {
 /// The size of the block the core probe decodes.
 const PROBE_BYTES: usize = 256 << 10;
 
-/// The block the core probe decodes, LZ4-compressed: `PROBE_BYTES` that LZ4 halves, made once
-/// per process.
+/// The block the core probe decodes: `PROBE_BYTES` of the test kit's text-like bytes,
+/// LZ4-compressed once per process.
 fn probe_block() -> &'static [u8] {
     static BLOCK: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     BLOCK.get_or_init(|| {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut data = Vec::with_capacity(PROBE_BYTES);
-        while data.len() < PROBE_BYTES {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            // Runs of one byte between noisy ones: about half of it compresses away.
-            let run = 1 + (x >> 60) as usize;
-            data.extend(std::iter::repeat_n((x >> 8) as u8, run));
-            data.push(x as u8);
-        }
-        data.truncate(PROBE_BYTES);
-        lz4_flex::block::compress(&data)
+        lz4_flex::block::compress(&robolog_testkit::sample_bytes::compressible(PROBE_BYTES))
     })
 }
 
