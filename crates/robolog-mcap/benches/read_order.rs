@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p robolog-mcap --bench read_order -- --bench FILE [ours|peer]
 //! [time|reverse|file] [THREADS] [REPS] [TOPIC FROM TO]`: with a topic, a query for it between
-//! the fractions FROM and TO of the file's time span (`/odom 0.5 0.525`, say).
+//! the fractions FROM and TO of the file's time span (`/odom 0.5 0.525`, say). `CHUNK_CRCS=all`
+//! or `=off` changes which chunk CRCs our side checks.
 
 #![allow(
     clippy::unwrap_used,
@@ -71,8 +72,13 @@ fn main() {
                 _ => Order::File,
             };
             let mut opts = ReadOptions::default().with_threads(threads);
-            // NO_CRC=1: what the chunk CRC costs.
-            opts.verify_chunk_crcs = std::env::var_os("NO_CRC").is_none();
+            // What the chunk CRCs cost: CHUNK_CRCS=all checks uncompressed chunks too, =off
+            // checks none; unset, the defaults.
+            match std::env::var("CHUNK_CRCS").as_deref() {
+                Ok("all") => opts.verify_uncompressed_chunks = true,
+                Ok("off") => opts.verify_chunk_crcs = false,
+                _ => {}
+            }
             let r = McapReader::with_options(file.clone(), opts).unwrap();
             let (mut n, mut bytes) = (0u64, 0u64);
             let mut query = r.messages().order(o);

@@ -246,6 +246,9 @@ pub enum Order {
 /// and message indexes, each chunk is decoded only up to the end of its last wanted message,
 /// and its CRC is checked only when that is the whole chunk (see
 /// [`ReadOptions::decode_whole_chunks`](crate::ReadOptions::decode_whole_chunks)).
+/// Uncompressed chunks are served from the input unchecked unless
+/// [`ReadOptions::verify_uncompressed_chunks`](crate::ReadOptions::verify_uncompressed_chunks)
+/// is on.
 #[derive(Debug, Clone)]
 pub struct MessageQuery<'r> {
     reader: &'r McapReader,
@@ -334,7 +337,7 @@ impl<'r> MessageQuery<'r> {
         // Worker threads pay for themselves only over enough decoding work.
         let work: u64 = chunks
             .iter()
-            .map(decoding_work)
+            .map(|c| decoding_work(c, &reader.opts))
             .fold(0, u64::saturating_add);
         let threads = if chunks.len() < 2 || work < reader.opts.parallel_min_bytes {
             0
@@ -408,10 +411,14 @@ impl<'r> MessageQuery<'r> {
 
 /// What decoding a chunk costs, in bytes of LZ4 chunk decoded on one core: the unit of
 /// `ReadOptions::parallel_min_bytes`. zstd decodes about 8 times slower than LZ4 here; an
-/// uncompressed chunk costs only its CRC, which runs about 16 times faster than LZ4 decoding.
-fn decoding_work(chunk: &ChunkIndex<'_>) -> u64 {
+/// uncompressed chunk costs only its CRC when that is checked, which runs about 16 times faster
+/// than LZ4 decoding, and nothing otherwise (its messages are slices of the file).
+fn decoding_work(chunk: &ChunkIndex<'_>, opts: &ReadOptions) -> u64 {
     match compression_from_name(&chunk.compression) {
-        Some(Compression::None) => chunk.uncompressed_size / 16,
+        Some(Compression::None) if opts.verify_chunk_crcs && opts.verify_uncompressed_chunks => {
+            chunk.uncompressed_size / 16
+        }
+        Some(Compression::None) => 0,
         Some(Compression::Zstd) => chunk.uncompressed_size.saturating_mul(8),
         _ => chunk.uncompressed_size,
     }
@@ -654,7 +661,9 @@ fn decode_records(
     recycled: Vec<u8>,
 ) -> Result<Bytes> {
     let chunk = indexed_chunk_at(input, at)?;
-    let (limit, verify) = (opts.record_limit, opts.verify_chunk_crcs);
+    let verify = opts.verify_chunk_crcs
+        && (opts.verify_uncompressed_chunks || !chunk.compression.is_empty());
+    let limit = opts.record_limit;
     decode_chunk(input, &chunk, at, prefix_to, limit, verify, recycled)
 }
 

@@ -10,7 +10,9 @@
 //! - [`McapReader`]: footer → summary → chunk indexes, then a [`MessageQuery`] by topic, channel
 //!   and time range in log-time, reverse or file [`Order`], decompressing only the chunks that
 //!   can hold wanted messages, and (for a topic or channel query with message indexes) each
-//!   only up to its last wanted message;
+//!   only up to its last wanted message; the CRCs of the compressed chunks it decodes whole are
+//!   checked, and of uncompressed ones when asked
+//!   ([`ReadOptions::verify_uncompressed_chunks`]), since that check reads every byte;
 //! - [`Writer`]: one pass over any `Write`, chunked (none/lz4/zstd) or not, every index and
 //!   summary part switchable ([`WriteOptions`]); over a file ([`Writer::new_seekable`]),
 //!   uncompressed chunks go out as they fill, with one copy of each message less;

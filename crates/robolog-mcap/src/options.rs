@@ -18,16 +18,25 @@ pub enum Layout {
 /// How a reader reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadOptions {
-    /// Check chunk CRCs (default on): every chunk a linear reader reads, and every chunk an
-    /// indexed query decodes whole (see `decode_whole_chunks`).
-    ///
-    /// In an uncompressed file read from a memory map this is most of the cost of a read: the
-    /// check reads every byte of each chunk, so every page of the file gets mapped, where the
-    /// messages alone may touch a few. Measured on a 410 MB file of 200 KiB messages: a
-    /// log-time read took 34 ms with the check and 7.8 ms without; a query for 20 of its
-    /// messages 0.48 ms and 0.19 ms. Compressed chunks are decoded anyway, and the check adds
-    /// little to that. Turn it off only for files whose storage you trust.
+    /// Check chunk CRCs (default on): every chunk a linear reader reads, and every compressed
+    /// chunk an indexed query decompresses whole (see `decode_whole_chunks`). Uncompressed chunks
+    /// in indexed reads are checked only with `verify_uncompressed_chunks` as well.
     pub verify_chunk_crcs: bool,
+    /// Indexed reads: check the CRCs of uncompressed chunks too (default off; needs
+    /// `verify_chunk_crcs`).
+    ///
+    /// A query serves an uncompressed chunk's messages straight from the file's bytes, and
+    /// touches only the messages it hands out. Checking the CRC reads every byte of the chunk
+    /// instead, which is most of the cost of such a read from a memory map: every page of the
+    /// chunk gets mapped, where the messages alone may touch a few. Measured on a 410 MB file of
+    /// 200 KiB messages: a query for 20 of them took 0.4 ms with the check and 0.2 ms without;
+    /// a log-time read of the whole file 31 ms and 8.4 ms (`benches/read_order.rs`). A compressed chunk is read whole to
+    /// decompress it, and the check adds little to that, so those are checked by default.
+    ///
+    /// The official readers skip chunk CRCs in indexed reads (the `mcap` crate has no check
+    /// there; the Python `mcap` package checks only with `validate_crcs=True`). Turn this on for
+    /// files whose storage you do not trust, or run `check` over them, which reads every CRC.
+    pub verify_uncompressed_chunks: bool,
     /// Make indexed queries decode every chunk they read whole (default off). Off, a query
     /// filtered by topic or channel decodes a chunk only up to the end of its last wanted
     /// message (known from the message indexes): one topic out of chunks that also hold camera
@@ -49,7 +58,8 @@ pub struct ReadOptions {
     /// Queries with less decoding work than this decode on the reading thread, since starting
     /// workers costs more than they save on a chunk or two (default 1 MiB). The work is counted
     /// in bytes of LZ4 chunks: a zstd chunk counts 8 times its size, since zstd decodes about 8
-    /// times slower, and an uncompressed chunk a sixteenth, since it costs only its CRC check.
+    /// times slower, and an uncompressed chunk a sixteenth when its CRC is checked (the only work it
+    /// costs), nothing otherwise.
     /// Measured on two cores: LZ4 topic queries over 4 MiB of chunks take 0.8-1.0 ms on the
     /// workers against 1.2-1.5 ms on the reading thread, while uncompressed ones of that size are
     /// faster inline (0.25-0.40 ms against 0.26-0.56 ms).
@@ -66,6 +76,7 @@ impl Default for ReadOptions {
     fn default() -> Self {
         Self {
             verify_chunk_crcs: true,
+            verify_uncompressed_chunks: false,
             decode_whole_chunks: false,
             verify_data_section_crc: true,
             verify_summary_crc: true,
@@ -85,6 +96,7 @@ impl ReadOptions {
     /// what they need.
     pub fn with_crc_checks(mut self, on: bool) -> Self {
         self.verify_chunk_crcs = on;
+        self.verify_uncompressed_chunks = on;
         self.decode_whole_chunks = on;
         self.verify_data_section_crc = on;
         self.verify_summary_crc = on;

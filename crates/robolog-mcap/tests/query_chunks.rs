@@ -2,7 +2,8 @@
 //! indexes rule out every wanted message is never read. Shown by damaging such a chunk's CRC:
 //! the query that does not need it succeeds, the ones that decode it whole fail on the damage.
 //! (A query that needs only the start of a chunk decodes only that, which the CRC cannot cover:
-//! `query_prefix.rs`.)
+//! `query_prefix.rs`.) Uncompressed chunks are checked only with
+//! `ReadOptions::verify_uncompressed_chunks`, which is off by default.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -77,7 +78,12 @@ fn a_chunk_without_wanted_messages_in_the_range_is_not_read() {
         for threads in [0, 2] {
             for order in [Order::File, Order::LogTime, Order::ReverseLogTime] {
                 let case = format!("{compression:?}, {threads} threads, {order:?}");
-                let opts = ReadOptions::default().with_threads(threads);
+                // Uncompressed chunks are checked only when asked (see the test below).
+                let opts = ReadOptions {
+                    verify_uncompressed_chunks: true,
+                    ..ReadOptions::default()
+                }
+                .with_threads(threads);
                 let whole = ReadOptions {
                     decode_whole_chunks: true,
                     ..opts.clone()
@@ -109,6 +115,54 @@ fn a_chunk_without_wanted_messages_in_the_range_is_not_read() {
                     "{case}: {err:?}"
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn by_default_queries_check_compressed_chunks_but_not_uncompressed_ones() {
+    let mut compressions = vec![Compression::None];
+    for c in [Compression::Lz4, Compression::Zstd] {
+        if c.is_enabled() {
+            compressions.push(c);
+        }
+    }
+    for compression in compressions {
+        let file = file(compression);
+        for threads in [0, 2] {
+            let case = format!("{compression:?}, {threads} threads");
+            let opts = ReadOptions::default().with_threads(threads);
+            // /b's message is the first chunk's last record, so the chunk is read whole.
+            let got = query(&file, opts.clone(), "/b", Order::LogTime, 0);
+            if compression == Compression::None {
+                // Served from the file's bytes unchecked, as the official readers do.
+                assert_eq!(got.unwrap(), [200], "{case}");
+            } else {
+                assert!(
+                    matches!(got, Err(McapError::CrcMismatch { .. })),
+                    "{case}: {got:?}"
+                );
+            }
+            let strict = ReadOptions {
+                verify_uncompressed_chunks: true,
+                ..opts.clone()
+            };
+            let got = query(&file, strict, "/b", Order::LogTime, 0);
+            assert!(
+                matches!(got, Err(McapError::CrcMismatch { .. })),
+                "{case}: {got:?}"
+            );
+            // Without the chunk CRC check, nothing is checked, whatever the other option says.
+            let off = ReadOptions {
+                verify_chunk_crcs: false,
+                verify_uncompressed_chunks: true,
+                ..opts
+            };
+            assert_eq!(
+                query(&file, off, "/b", Order::LogTime, 0).unwrap(),
+                [200],
+                "{case}"
+            );
         }
     }
 }

@@ -1,6 +1,7 @@
 //! A query by topic decodes a chunk only up to the end of its last wanted message. Shown by
 //! damaging a chunk after that point: the query still returns every wanted message, exactly,
-//! while the readers that need the whole chunk report the damage.
+//! while the readers that need the whole chunk report the damage (for uncompressed chunks, when
+//! `ReadOptions::verify_uncompressed_chunks` asks them to).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -116,7 +117,13 @@ fn damage_after_the_wanted_messages_does_not_stop_a_topic_query() {
         for threads in [0, 2] {
             for order in [Order::File, Order::LogTime, Order::ReverseLogTime] {
                 let case = format!("{compression:?}, {threads} threads, {order:?}");
-                let opts = ReadOptions::default().with_threads(threads);
+                // Uncompressed chunks are checked only when asked; this test asks, so that
+                // every compression shows what a prefix leaves unchecked.
+                let opts = ReadOptions {
+                    verify_uncompressed_chunks: true,
+                    ..ReadOptions::default()
+                }
+                .with_threads(threads);
                 let got = query(&file, opts.clone(), "/lidar", order)
                     .unwrap_or_else(|e| panic!("{case}: {e}"));
                 let mut times = vec![10, 1010, 2010];
@@ -141,6 +148,20 @@ fn damage_after_the_wanted_messages_does_not_stop_a_topic_query() {
                     query(&file, opts.clone(), "/camera", order).is_err(),
                     "{case}"
                 );
+                // By default an uncompressed chunk is served unchecked: the image comes out
+                // with the flipped bytes.
+                let default = ReadOptions::default().with_threads(threads);
+                let camera = query(&file, default, "/camera", order);
+                if compression == Compression::None {
+                    let camera = camera.unwrap_or_else(|e| panic!("{case}: {e}"));
+                    assert_eq!(camera.len(), 3, "{case}");
+                    let damaged = camera
+                        .iter()
+                        .filter(|(t, data)| data[..] != payload(CAMERA, *t, CAMERA_LEN)[..]);
+                    assert_eq!(damaged.map(|m| m.0).collect::<Vec<_>>(), [30], "{case}");
+                } else {
+                    assert!(camera.is_err(), "{case}");
+                }
                 // So does any query that decodes whole chunks, as when every CRC check is asked
                 // for.
                 let whole = ReadOptions {

@@ -31,15 +31,40 @@ pub enum NegativeTimes {
 }
 
 /// How to open a log.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct OpenOptions {
     pub(crate) negative_times: NegativeTimes,
+    pub(crate) check_uncompressed_chunks: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        Self {
+            negative_times: NegativeTimes::default(),
+            check_uncompressed_chunks: true,
+        }
+    }
 }
 
 impl OpenOptions {
-    /// The defaults: BDDF times before 1970 are refused.
+    /// The defaults: BDDF times before 1970 are refused; every MCAP chunk a query reads whole
+    /// is checked against its CRC, uncompressed ones included.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether queries check the CRCs of uncompressed MCAP chunks (default on).
+    ///
+    /// On, a query that reads an uncompressed chunk whole checks its CRC, as it does for a
+    /// compressed chunk. The facade serves conversion, merging and the CLI, where a damaged
+    /// chunk read unchecked would go into a new file under a fresh, valid CRC. The check reads
+    /// every byte of the chunk, where a query's messages alone may touch a few pages of it:
+    /// off, queries of uncompressed MCAP cost only the messages they hand out (the default of
+    /// `robolog_mcap::ReadOptions`, and of the official readers). Chunks a query needs only the
+    /// start of are not checked either way (`robolog_mcap::ReadOptions::decode_whole_chunks`).
+    pub fn check_uncompressed_chunks(mut self, on: bool) -> Self {
+        self.check_uncompressed_chunks = on;
+        self
     }
 
     /// What to do with BDDF times before 1970.
@@ -66,7 +91,8 @@ impl OpenOptions {
             }
             #[cfg(feature = "mcap")]
             Format::Mcap => {
-                let (b, c, p) = crate::mcap_log::McapLog::open(data)?;
+                let (b, c, p) =
+                    crate::mcap_log::McapLog::open(data, self.check_uncompressed_chunks)?;
                 (Backend::Mcap(Box::new(b)), c, p)
             }
             #[cfg(feature = "bddf")]

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use robolog_framing::Bytes;
-use robolog_mcap::{McapReader, SummarySource};
+use robolog_mcap::{McapReader, ReadOptions, SummarySource};
 
 use crate::error::{Error, Result};
 use crate::format::Format;
@@ -62,8 +62,16 @@ pub(crate) struct McapLog {
 }
 
 impl McapLog {
-    pub(crate) fn open(data: Bytes) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let reader = McapReader::open(data)?;
+    /// Opens `data`; `check_uncompressed_chunks` as in [`crate::OpenOptions`].
+    pub(crate) fn open(
+        data: Bytes,
+        check_uncompressed_chunks: bool,
+    ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
+        let options = ReadOptions {
+            verify_uncompressed_chunks: check_uncompressed_chunks,
+            ..ReadOptions::default()
+        };
+        let reader = McapReader::with_options(data, options)?;
         let summary = reader.summary();
         let mut builder = ChannelBuilder::default();
         for schema in summary.schemas.values() {

@@ -677,3 +677,30 @@ fn logs_can_be_shared_between_threads() {
     send::<robolog::Decoder>();
     send::<Box<dyn robolog::LogWriter + Send>>();
 }
+
+#[test]
+fn mcap_uncompressed_chunks_are_checked_unless_turned_off() {
+    // One uncompressed chunk of three messages, its CRC wrong (testdata/bad/README.md).
+    let path = testdata::path("bad/mcap/chunk-crc-mismatch.mcap");
+    let log = open(&path).unwrap();
+    let got: Vec<_> = log.messages().iter().unwrap().collect();
+    assert_eq!(got.len(), 1);
+    let error = got[0].as_ref().unwrap_err();
+    assert!(matches!(error, Error::Mcap(_)), "{error:?}");
+    assert!(
+        error.to_string().starts_with("chunk CRC mismatch"),
+        "{error}"
+    );
+    assert_eq!(error.offset(), Some(44));
+    let unchecked = robolog::OpenOptions::new()
+        .check_uncompressed_chunks(false)
+        .open(&path)
+        .unwrap();
+    let times: Vec<u64> = unchecked
+        .messages()
+        .iter()
+        .unwrap()
+        .map(|m| m.unwrap().log_time_ns)
+        .collect();
+    assert_eq!(times.len(), 3);
+}
