@@ -40,7 +40,9 @@ pub struct ReadOptions {
     /// Make indexed queries decode every chunk they read whole (default off). Off, a query
     /// filtered by topic or channel decodes a chunk only up to the end of its last wanted
     /// message (known from the message indexes): one topic out of chunks that also hold camera
-    /// images costs a fraction of the chunks. The chunk CRC covers the whole chunk, so such a
+    /// images costs a fraction of the chunks. (A chunk whose last message is wanted, or a zstd
+    /// chunk whose last wanted message starts in its final eighth, is decoded whole anyway,
+    /// which costs no more.) The chunk CRC covers the whole chunk, so such a
     /// partly decoded chunk is not checked; turn this on (or call `with_crc_checks(true)`) to
     /// decode and check every chunk.
     pub decode_whole_chunks: bool,
