@@ -13,38 +13,57 @@ use robolog_mcap::{
     Bytes, Compression, McapError, McapReader, Message, Order, ReadOptions, WriteOptions, Writer,
 };
 
-/// Two chunks: the first holds `/a` at 100 and 110 and `/b` at 200, the second `/a` at 300.
-/// Returns the file with the first chunk's CRC damaged.
-fn file(compression: Compression) -> Bytes {
+#[path = "support/codecs.rs"]
+mod codecs;
+use codecs::compressions;
+
+/// A file of channels `/a` (id order 0) and `/b` (1) holding `messages` (channel, log time,
+/// payload length), a chunk closed after each index in `breaks`. Returns it with the first
+/// chunk's CRC damaged.
+fn damaged_file(
+    compression: Compression,
+    messages: &[(usize, u64, usize)],
+    breaks: &[usize],
+) -> Bytes {
     let opts = WriteOptions::default()
         .with_compression(compression)
         .with_chunk_size(Some(1 << 20));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
-    let a = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
-    let b = w.register_channel("/b", "raw", 0, BTreeMap::new()).unwrap();
-    let write = |w: &mut Writer<Vec<u8>>, channel_id: u16, t: u64| {
+    let ids = [
+        w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap(),
+        w.register_channel("/b", "raw", 0, BTreeMap::new()).unwrap(),
+    ];
+    for (i, &(channel, t, len)) in messages.iter().enumerate() {
         w.write_message(&Message {
-            channel_id,
+            channel_id: ids[channel],
             sequence: 0,
             log_time: t,
             publish_time: t,
-            data: &t.to_le_bytes(),
+            data: &vec![t as u8; len],
         })
         .unwrap();
-    };
-    write(&mut w, a, 100);
-    write(&mut w, a, 110);
-    write(&mut w, b, 200);
-    w.flush_chunk().unwrap();
-    write(&mut w, a, 300);
+        if breaks.contains(&i) {
+            w.flush_chunk().unwrap();
+        }
+    }
     let mut bytes = w.finish().unwrap();
     let reader = McapReader::open(Bytes::from(bytes.clone())).unwrap();
     let chunks = &reader.summary().chunk_indexes;
-    assert_eq!(chunks.len(), 2);
+    assert_eq!(chunks.len(), breaks.len() + 1);
     // Opcode, record length, start and end times, uncompressed size: then the CRC.
     let crc_at = chunks[0].chunk_start_offset as usize + 1 + 8 + 8 + 8 + 8;
     bytes[crc_at] ^= 0x01;
     Bytes::from(bytes)
+}
+
+/// Two chunks: the first holds `/a` at 100 and 110 and `/b` at 200, the second `/a` at 300.
+/// The first chunk's CRC is damaged.
+fn file(compression: Compression) -> Bytes {
+    damaged_file(
+        compression,
+        &[(0, 100, 8), (0, 110, 8), (1, 200, 8), (0, 300, 8)],
+        &[2],
+    )
 }
 
 fn query(
@@ -67,13 +86,7 @@ fn query(
 
 #[test]
 fn a_chunk_without_wanted_messages_in_the_range_is_not_read() {
-    let mut compressions = vec![Compression::None];
-    for c in [Compression::Lz4, Compression::Zstd] {
-        if c.is_enabled() {
-            compressions.push(c);
-        }
-    }
-    for compression in compressions {
+    for compression in compressions() {
         let file = file(compression);
         for threads in [0, 2] {
             for order in [Order::File, Order::LogTime, Order::ReverseLogTime] {
@@ -121,13 +134,7 @@ fn a_chunk_without_wanted_messages_in_the_range_is_not_read() {
 
 #[test]
 fn by_default_queries_check_compressed_chunks_but_not_uncompressed_ones() {
-    let mut compressions = vec![Compression::None];
-    for c in [Compression::Lz4, Compression::Zstd] {
-        if c.is_enabled() {
-            compressions.push(c);
-        }
-    }
-    for compression in compressions {
+    for compression in compressions() {
         let file = file(compression);
         for threads in [0, 2] {
             let case = format!("{compression:?}, {threads} threads");
@@ -170,48 +177,14 @@ fn by_default_queries_check_compressed_chunks_but_not_uncompressed_ones() {
 /// One chunk: twenty 1000-byte `/a` messages (times 0..20), then one 8-byte `/b` message (time
 /// 20), its CRC damaged.
 fn mostly_a(compression: Compression) -> Bytes {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(1 << 20));
-    let mut w = Writer::new(Vec::new(), opts).unwrap();
-    let a = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
-    let b = w.register_channel("/b", "raw", 0, BTreeMap::new()).unwrap();
-    for t in 0..20u64 {
-        w.write_message(&Message {
-            channel_id: a,
-            sequence: 0,
-            log_time: t,
-            publish_time: t,
-            data: &[t as u8; 1000],
-        })
-        .unwrap();
-    }
-    w.write_message(&Message {
-        channel_id: b,
-        sequence: 0,
-        log_time: 20,
-        publish_time: 20,
-        data: &[0xbb; 8],
-    })
-    .unwrap();
-    let mut bytes = w.finish().unwrap();
-    let reader = McapReader::open(Bytes::from(bytes.clone())).unwrap();
-    let chunks = &reader.summary().chunk_indexes;
-    assert_eq!(chunks.len(), 1);
-    let crc_at = chunks[0].chunk_start_offset as usize + 1 + 8 + 8 + 8 + 8;
-    bytes[crc_at] ^= 0x01;
-    Bytes::from(bytes)
+    let mut messages: Vec<_> = (0..20).map(|t| (0, t, 1000)).collect();
+    messages.push((1, 20, 8));
+    damaged_file(compression, &messages, &[])
 }
 
 #[test]
 fn a_zstd_chunk_is_decoded_whole_when_the_wanted_part_is_most_of_it() {
-    let mut compressions = vec![Compression::None];
-    for c in [Compression::Lz4, Compression::Zstd] {
-        if c.is_enabled() {
-            compressions.push(c);
-        }
-    }
-    for compression in compressions {
+    for compression in compressions() {
         let file = mostly_a(compression);
         for threads in [0, 2] {
             let case = format!("{compression:?}, {threads} threads");

@@ -11,6 +11,10 @@ use robolog_mcap::{
     Bytes, Compression, LinearReader, McapReader, Message, Order, ReadOptions, WriteOptions, Writer,
 };
 
+#[path = "support/codecs.rs"]
+mod codecs;
+use codecs::compressions;
+
 /// Payload of a message: its time and topic number, then bytes that compress somewhat.
 fn payload(topic: u8, t: u64, len: usize) -> Vec<u8> {
     let mut state = t ^ u64::from(topic) << 56 | 1;
@@ -96,16 +100,6 @@ fn query(
         .iter()?
         .map(|m| m.map(|m| (m.log_time, m.data)))
         .collect()
-}
-
-fn compressions() -> Vec<Compression> {
-    let mut all = vec![Compression::None];
-    all.extend(
-        [Compression::Lz4, Compression::Zstd]
-            .into_iter()
-            .filter(|c| c.is_enabled()),
-    );
-    all
 }
 
 #[test]
