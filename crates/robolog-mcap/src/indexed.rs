@@ -244,8 +244,8 @@ pub enum Order {
 /// A query decodes only the chunks whose index entries (time range, and with a topic or channel
 /// filter, their message indexes) say they hold wanted messages. With a topic or channel filter
 /// and message indexes, each chunk is decoded only up to the end of its last wanted message
-/// (unless that is most of the chunk, which is then decoded whole),
-/// and its CRC is checked only when that is the whole chunk (see
+/// (unless that is most of the chunk, which is then decoded whole), and its CRC is checked only
+/// when that is the whole chunk (see
 /// [`ReadOptions::decode_whole_chunks`](crate::ReadOptions::decode_whole_chunks)).
 /// Uncompressed chunks are served from the input unchecked unless
 /// [`ReadOptions::verify_uncompressed_chunks`](crate::ReadOptions::verify_uncompressed_chunks)
@@ -412,9 +412,9 @@ impl<'r> MessageQuery<'r> {
 
 /// What decoding a chunk costs, in bytes of LZ4 chunk decoded on one core: the unit of
 /// `ReadOptions::parallel_min_bytes`. zstd decodes about 8 times slower than LZ4 here; an
-/// uncompressed chunk costs about a sixteenth, for listing its messages (every record's header
-/// is read, which in a chunk of small messages costs about as much as the CRC check), and its
-/// CRC check when that is on.
+/// uncompressed chunk counts a sixteenth: listing its messages reads every record's header,
+/// which in chunks of small messages is work enough for the workers even with the CRC unchecked
+/// (the benchmark's W1 log-time read: 36 ms on the reading thread, 23 ms on two workers).
 fn decoding_work(chunk: &ChunkIndex<'_>) -> u64 {
     match compression_from_name(&chunk.compression) {
         Some(Compression::None) => chunk.uncompressed_size / 16,

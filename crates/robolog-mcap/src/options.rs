@@ -30,8 +30,9 @@ pub struct ReadOptions {
     /// instead, which is most of the cost of such a read from a memory map: every page of the
     /// chunk gets mapped, where the messages alone may touch a few. Measured on a 410 MB file of
     /// 200 KiB messages: a query for 20 of them took 0.4 ms with the check and 0.2 ms without;
-    /// a log-time read of the whole file 31 ms and 8.4 ms (`benches/read_order.rs`). A compressed chunk is read whole to
-    /// decompress it, and the check adds little to that, so those are checked by default.
+    /// a log-time read of the whole file 31 ms and 8.4 ms (`benches/read_order.rs`). A
+    /// compressed chunk is read whole to decompress it, and the check adds little to that, so
+    /// those are checked by default.
     ///
     /// The official readers skip chunk CRCs in indexed reads (the `mcap` crate has no check
     /// there; the Python `mcap` package checks only with `validate_crcs=True`). Turn this on for
@@ -42,9 +43,9 @@ pub struct ReadOptions {
     /// message (known from the message indexes): one topic out of chunks that also hold camera
     /// images costs a fraction of the chunks. (A chunk whose last message is wanted, or a zstd
     /// chunk whose last wanted message starts in its final eighth, is decoded whole anyway,
-    /// which costs no more.) The chunk CRC covers the whole chunk, so such a
-    /// partly decoded chunk is not checked; turn this on (or call `with_crc_checks(true)`) to
-    /// decode and check every chunk.
+    /// which costs no more.) The chunk CRC covers the whole chunk, so a partly decoded chunk is
+    /// not checked; turn this on (or call `with_crc_checks(true)`) to decode and check every
+    /// chunk.
     pub decode_whole_chunks: bool,
     /// Check the DataEnd data-section CRC (default on; linear readers only, since it covers the
     /// whole data section).
