@@ -391,6 +391,26 @@ fn takes_round(round: usize, spent: f64, budget: f64) -> bool {
     round == 0 || spent <= budget * (round as f64) / (round as f64 + 1.0)
 }
 
+/// What a row's target compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TargetKind {
+    /// Our throughput against the peer crate's.
+    PeerRatio,
+    /// Our throughput against the machine's limit (memcpy, raw liblz4).
+    Limit,
+    /// Peak memory against the chunk size.
+    Memory,
+}
+
+/// One of the targets as it applies to a row.
+#[derive(Debug, Clone)]
+struct Target {
+    kind: TargetKind,
+    /// How the report names it (`≥1.5× peer`, say).
+    label: String,
+    met: bool,
+}
+
 /// One line of the table.
 struct Row {
     workload: &'static str,
@@ -497,27 +517,33 @@ impl Row {
     }
 
     /// The targets that apply to this row, each with whether it is met.
-    fn targets(&self) -> Vec<(String, bool)> {
+    fn targets(&self) -> Vec<Target> {
         let mut targets = Vec::new();
+        let mut push = |kind, label, met| targets.push(Target { kind, label, met });
         if matches!(self.op, Op::ReadFile | Op::ReadTime | Op::Query)
             && let Some(ratio) = self.ratio()
         {
             let want = if self.variant.is_bag() { 2.0 } else { 1.5 };
-            targets.push((format!("≥{want}× peer"), ratio >= want));
+            push(
+                TargetKind::PeerRatio,
+                format!("≥{want}× peer"),
+                ratio >= want,
+            );
         }
         if let Some(fraction) = self.fraction_of_limit() {
             match self.variant.codec() {
                 robolog_framing::Compression::None => {
-                    targets.push(("≥50% memcpy".into(), fraction >= 0.5));
+                    push(TargetKind::Limit, "≥50% memcpy".into(), fraction >= 0.5);
                 }
                 robolog_framing::Compression::Lz4 => {
-                    targets.push(("≥70% liblz4".into(), fraction >= 0.7));
+                    push(TargetKind::Limit, "≥70% liblz4".into(), fraction >= 0.7);
                 }
                 _ => {}
             }
         }
         if let (Some(bound), Some(m)) = (self.memory_bound(), self.memory[0]) {
-            targets.push((format!("mem ≤{MEMORY_CHUNKS}× chunk"), m.peak_anon <= bound));
+            let label = format!("mem ≤{MEMORY_CHUNKS}× chunk");
+            push(TargetKind::Memory, label, m.peak_anon <= bound);
         }
         targets
     }
@@ -560,7 +586,7 @@ impl Row {
         let targets = self
             .targets()
             .into_iter()
-            .map(|(t, ok)| format!("{} {t}", if ok { "✓" } else { "✗" }))
+            .map(|t| format!("{} {}", if t.met { "✓" } else { "✗" }, t.label))
             .collect::<Vec<_>>()
             .join(", ");
         vec![
@@ -752,9 +778,9 @@ fn parallel_ceiling(s: &mut String, rows: &[Row]) {
 fn summary(s: &mut String, rows: &[Row], data: &[DataFile]) {
     let mut met = BTreeMap::<String, (usize, usize)>::new();
     for row in rows {
-        for (target, ok) in row.targets() {
-            let entry = met.entry(target).or_default();
-            if ok {
+        for target in row.targets() {
+            let entry = met.entry(target.label).or_default();
+            if target.met {
                 entry.0 += 1;
             } else {
                 entry.1 += 1;
@@ -822,7 +848,7 @@ fn core_probe(s: &mut String, rows: &[Row]) {
         .filter(|r| {
             r.targets()
                 .iter()
-                .any(|(name, met)| name.ends_with("peer") && !met)
+                .any(|t| t.kind == TargetKind::PeerRatio && !t.met)
         })
         .filter_map(|r| {
             Some(format!(
