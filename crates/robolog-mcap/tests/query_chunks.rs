@@ -66,6 +66,7 @@ fn file(compression: Compression) -> Bytes {
     )
 }
 
+/// The log times of `topic`'s messages from `start` to 1,000 (exclusive).
 fn query(
     file: &Bytes,
     opts: ReadOptions,
@@ -73,11 +74,23 @@ fn query(
     order: Order,
     start: u64,
 ) -> Result<Vec<u64>, McapError> {
+    query_to(file, opts, topic, order, start, 1_000)
+}
+
+/// The log times of `topic`'s messages from `start` to `end` (exclusive).
+fn query_to(
+    file: &Bytes,
+    opts: ReadOptions,
+    topic: &str,
+    order: Order,
+    start: u64,
+    end: u64,
+) -> Result<Vec<u64>, McapError> {
     let reader = McapReader::with_options(file.clone(), opts).unwrap();
     reader
         .messages()
         .topics([topic])
-        .time_range(start, 1_000)
+        .time_range(start, end)
         .order(order)
         .iter()?
         .map(|m| m.map(|m| m.log_time))
@@ -206,15 +219,7 @@ fn a_zstd_chunk_is_decoded_whole_when_the_wanted_part_is_most_of_it() {
                 assert_eq!(got.unwrap(), (0..20).collect::<Vec<u64>>(), "{case}");
             }
             // Up to the tenth /a message is about half the chunk: a prefix for every codec.
-            let reader = McapReader::with_options(file.clone(), opts.clone()).unwrap();
-            let early: Vec<u64> = reader
-                .messages()
-                .topics(["/a"])
-                .time_range(0, 10)
-                .iter()
-                .unwrap()
-                .map(|m| m.unwrap().log_time)
-                .collect();
+            let early = query_to(&file, opts.clone(), "/a", Order::LogTime, 0, 10).unwrap();
             assert_eq!(early, (0..10).collect::<Vec<u64>>(), "{case}");
         }
     }
