@@ -8,7 +8,8 @@
 //! - [`Compressor`] / [`Decompressor`]: one chunk at a time, LZ4 frames (with the ROS `roslz4`
 //!   profile), zstd and bzip2, each behind a cargo feature;
 //! - [`crc32`] / [`Crc32`] and [`CountingWriter`] for checksummed single-pass writing;
-//! - [`ParallelMap`]: decode upcoming chunks on worker threads, results in order;
+//! - [`ParallelMap`]: decode upcoming chunks on worker threads (a process-wide pool, started
+//!   once), results in order;
 //! - [`load_file`] (memory-mapped [`Bytes`]) and [`AtomicFile`] (outputs renamed into place on
 //!   success).
 //!
@@ -58,6 +59,7 @@ mod length;
 mod mapped_file;
 mod parallel_map;
 mod recycle_pool;
+mod worker_pool;
 
 pub use atomic_file::AtomicFile;
 pub use bounded_read::{StreamError, read_exact_bounded};
@@ -78,3 +80,4 @@ pub use mapped_file::map_file;
 pub use mapped_file::{load_file, read_file};
 pub use parallel_map::{ParallelMap, default_threads};
 pub use recycle_pool::RecyclePool;
+pub use worker_pool::MAX_POOL_THREADS;

@@ -5,10 +5,13 @@
 //! jobs are queued or running at once, so memory stays bounded by a few chunks.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread;
 
 use crossbeam_channel::{Receiver, Sender};
+
+use crate::worker_pool;
 
 type Outcome<R> = thread::Result<R>;
 
@@ -23,6 +26,11 @@ type Outcome<R> = thread::Result<R>;
 ///
 /// With `threads == 0` the work runs on the consumer's thread, one job at a time. A panic in
 /// `work` is re-raised on the consumer's thread when its result is due.
+///
+/// The workers are threads of a process-wide pool, started the first time a map asks for them
+/// and kept for the next map (at most [`MAX_POOL_THREADS`](crate::MAX_POOL_THREADS)); `threads`
+/// is how many of them work for this map at once. `work` must not wait for another job of a
+/// map to finish: the pool's threads are shared.
 pub struct ParallelMap<I: Iterator, R> {
     source: I,
     mode: Mode<I::Item, R>,
@@ -33,13 +41,20 @@ enum Mode<J, R> {
     Pool(Pool<J, R>),
 }
 
+/// What a map's pool tasks share with it.
+struct Shared<J, R> {
+    queued: Receiver<(u64, J)>,
+    results: Sender<(u64, Outcome<R>)>,
+    work: Arc<dyn Fn(J) -> R + Send + Sync>,
+    /// Pool tasks working through `queued` now.
+    runners: AtomicUsize,
+    /// The most runners at once: the `threads` asked for, as far as the pool has them.
+    max_runners: usize,
+}
+
 struct Pool<J, R> {
     jobs: Option<Sender<(u64, J)>>,
-    /// The consumer's own end of the job queue: while it waits for a result it runs queued jobs
-    /// itself, so that workers that the scheduler keeps off the CPU (a loaded machine) never
-    /// leave it idle with work pending.
-    queued: Receiver<(u64, J)>,
-    work: Arc<dyn Fn(J) -> R + Send + Sync>,
+    shared: Arc<Shared<J, R>>,
     results: Receiver<(u64, Outcome<R>)>,
     /// Results that arrived ahead of their turn; slot 0 is sequence number `next_out`.
     pending: VecDeque<Option<Outcome<R>>>,
@@ -78,8 +93,8 @@ where
     I::Item: Send + 'static,
     R: Send + 'static,
 {
-    /// Starts `threads` workers, keeping at most `in_flight` (at least 1) jobs ahead of the
-    /// consumer.
+    /// Puts up to `threads` pool workers on `source`, keeping at most `in_flight` (at least 1)
+    /// jobs ahead of the consumer.
     pub fn new<F>(source: I, threads: usize, in_flight: usize, work: F) -> Self
     where
         F: Fn(I::Item) -> R + Send + Sync + 'static,
@@ -91,27 +106,21 @@ where
                 mode: Mode::Inline(work),
             };
         }
+        // With no pool thread at all (the system refused), the consumer runs every job itself.
+        let max_runners = worker_pool::pool().grow_to(threads).min(threads);
         let (job_tx, job_rx) = crossbeam_channel::unbounded::<(u64, I::Item)>();
         let (result_tx, result_rx) = crossbeam_channel::unbounded();
-        for _ in 0..threads {
-            let jobs = job_rx.clone();
-            let results = result_tx.clone();
-            let work = Arc::clone(&work);
-            thread::spawn(move || {
-                for (seq, job) in jobs {
-                    let outcome = run(&work, job);
-                    if results.send((seq, outcome)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
         let mut map = Self {
             source,
             mode: Mode::Pool(Pool {
                 jobs: Some(job_tx),
-                queued: job_rx,
-                work,
+                shared: Arc::new(Shared {
+                    queued: job_rx,
+                    results: result_tx,
+                    work,
+                    runners: AtomicUsize::new(0),
+                    max_runners,
+                }),
                 results: result_rx,
                 pending: VecDeque::new(),
                 next_out: 0,
@@ -148,6 +157,42 @@ where
                 }
             }
         }
+        // Every runner is busy with a job (an idle one leaves the pool), so a queued job gets
+        // a new runner while the map has fewer than it may.
+        while !pool.shared.queued.is_empty() && claim_runner(&pool.shared) {
+            let shared = Arc::clone(&pool.shared);
+            worker_pool::pool().submit(Box::new(move || drain(&shared)));
+        }
+    }
+}
+
+/// Counts one more runner for a map, unless it has as many as it may.
+fn claim_runner<J, R>(shared: &Shared<J, R>) -> bool {
+    shared
+        .runners
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < shared.max_runners).then_some(n + 1)
+        })
+        .is_ok()
+}
+
+/// A pool task: runs a map's queued jobs until the queue is empty or the map is gone.
+fn drain<J, R>(shared: &Shared<J, R>) {
+    loop {
+        while let Ok((seq, job)) = shared.queued.try_recv() {
+            let outcome = run(&shared.work, job);
+            if shared.results.send((seq, outcome)).is_err() {
+                // The consumer dropped the map: the rest is not wanted.
+                shared.runners.fetch_sub(1, Ordering::AcqRel);
+                return;
+            }
+        }
+        shared.runners.fetch_sub(1, Ordering::AcqRel);
+        // A job queued between the empty queue and the line above found this runner still
+        // counted, and no new one was started for it: take it after all.
+        if shared.queued.is_empty() || !claim_runner(shared) {
+            return;
+        }
     }
 }
 
@@ -181,10 +226,9 @@ where
                     }
                     let (seq, outcome) = match pool.results.try_recv() {
                         Ok(answer) => answer,
-                        Err(_) => match pool.queued.try_recv() {
-                            Ok((seq, job)) => (seq, run(&pool.work, job)),
-                            // Every worker exited without answering: only possible if they were
-                            // killed.
+                        Err(_) => match pool.shared.queued.try_recv() {
+                            Ok((seq, job)) => (seq, run(&pool.shared.work, job)),
+                            // Every job due is with a runner: wait for an answer.
                             Err(_) => pool.results.recv().ok()?,
                         },
                     };

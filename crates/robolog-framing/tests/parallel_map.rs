@@ -96,3 +96,28 @@ fn the_consumer_runs_queued_jobs_while_the_workers_are_busy() {
     .collect();
     assert_eq!(results, [true, true]);
 }
+
+#[test]
+fn maps_share_the_pool_threads_instead_of_starting_their_own() {
+    let consumer = std::thread::current().id();
+    let mut workers = std::collections::HashSet::new();
+    for _ in 0..50 {
+        let ran_on: Vec<(std::thread::ThreadId, Option<String>)> =
+            ParallelMap::new(0..8, 2, 4, |_| {
+                let me = std::thread::current();
+                (me.id(), me.name().map(str::to_owned))
+            })
+            .collect();
+        for (id, name) in ran_on.into_iter().filter(|(id, _)| *id != consumer) {
+            assert!(
+                name.as_deref()
+                    .is_some_and(|n| n.starts_with("robolog-worker-")),
+                "a job ran on {name:?}"
+            );
+            workers.insert(id);
+        }
+    }
+    // A thread per map would make up to 100; the pool has at most as many as the largest map in
+    // this file asks for.
+    assert!(workers.len() <= 4, "{} worker threads", workers.len());
+}
