@@ -11,7 +11,7 @@
 //!
 //! [`ParallelMap`]: crate::ParallelMap
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::thread;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -68,9 +68,130 @@ impl WorkerPool {
         *started
     }
 
+    /// Threads started so far.
+    fn threads(&self) -> usize {
+        *self.started.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Queues `task` for the next free thread.
     pub(crate) fn submit(&self, task: Task) {
         // The pool holds a receiver itself, so the queue never disconnects.
         let _ = self.tasks.send(task);
+    }
+}
+
+/// Where a job offered by [`join`] is.
+enum Offer<F, B> {
+    /// Waiting for a pool thread.
+    Waiting(F),
+    /// Taken by a pool thread.
+    Running,
+    /// Done by the pool thread, with its panic if it had one.
+    Done(thread::Result<B>),
+    /// Taken back, or its result collected.
+    Gone,
+}
+
+/// Runs `here` on this thread while offering `there` to the pool. A pool thread that is free
+/// before `here` returns runs `there` meanwhile; otherwise this thread runs it afterwards. So a
+/// caller never waits for a pool thread that has not started its part, and a busy pool costs it
+/// one queued task. A panic in `there` is re-raised here.
+pub(crate) fn join<A, B, F>(here: impl FnOnce() -> A, there: F) -> (A, B)
+where
+    F: FnOnce() -> B + Send + 'static,
+    B: Send + 'static,
+{
+    let pool = pool();
+    if pool.threads() == 0 {
+        let a = here();
+        return (a, there());
+    }
+    let offer = Arc::new((Mutex::new(Offer::Waiting(there)), Condvar::new()));
+    let taken = Arc::clone(&offer);
+    pool.submit(Box::new(move || {
+        let (state, done) = &*taken;
+        let job = {
+            let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+            match std::mem::replace(&mut *state, Offer::Running) {
+                Offer::Waiting(job) => job,
+                other => {
+                    *state = other;
+                    return;
+                }
+            }
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+        *state.lock().unwrap_or_else(PoisonError::into_inner) = Offer::Done(result);
+        done.notify_one();
+    }));
+    let a = here();
+    let (state, done) = &*offer;
+    let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        match std::mem::replace(&mut *state, Offer::Gone) {
+            Offer::Waiting(job) => {
+                drop(state);
+                return (a, job());
+            }
+            Offer::Done(Ok(b)) => return (a, b),
+            Offer::Done(Err(panic)) => std::panic::resume_unwind(panic),
+            running => {
+                *state = running;
+                state = done.wait(state).unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn a_free_pool_thread_runs_the_other_part_meanwhile() {
+        pool().grow_to(1);
+        let (started, wait) = mpsc::channel();
+        let (here_saw, there_ran_on) = join(
+            // Done only once the other part has started elsewhere.
+            move || wait.recv_timeout(Duration::from_secs(60)).is_ok(),
+            move || {
+                let _ = started.send(());
+                thread::current().name().map(str::to_owned)
+            },
+        );
+        assert!(here_saw);
+        assert!(there_ran_on.is_some_and(|name| name.starts_with("robolog-worker-")));
+    }
+
+    #[test]
+    fn the_other_part_runs_here_while_every_pool_thread_is_busy() {
+        // The unit tests ask for one pool thread at most: hold it.
+        pool().grow_to(1);
+        assert_eq!(pool().threads(), 1);
+        let (held, wait_held) = mpsc::channel();
+        let (release, wait_release) = mpsc::channel::<()>();
+        pool().submit(Box::new(move || {
+            let _ = held.send(());
+            let _ = wait_release.recv_timeout(Duration::from_secs(60));
+        }));
+        assert!(wait_held.recv_timeout(Duration::from_secs(60)).is_ok());
+        let caller = thread::current().id();
+        let (a, ran_here) = join(|| 1, move || thread::current().id() == caller);
+        let _ = release.send(());
+        assert_eq!((a, ran_here), (1, true));
+    }
+
+    #[test]
+    #[should_panic(expected = "the other part failed")]
+    fn a_panic_in_the_other_part_reaches_the_caller() {
+        let fail = |part: u8| -> u8 {
+            if part == 2 {
+                panic!("the other part failed");
+            }
+            part
+        };
+        let _ = join(|| fail(1), move || fail(2));
     }
 }

@@ -2,6 +2,7 @@
 
 use robolog_framing::{Bytes, Compression, Decompressor, crc32};
 
+use crate::decode::DecodeRules;
 use crate::error::{McapError, Result};
 use crate::records::Chunk;
 
@@ -143,7 +144,7 @@ fn record_end(records: &[u8], at: usize, size: usize) -> usize {
 }
 
 /// The uncompressed records of `chunk` as `Bytes`: a zero-copy slice of `input` (which must
-/// contain `chunk.records`) when the chunk is not compressed, otherwise a buffer decompressed
+/// contain `chunk.records`, which `rules.in_halves` also relies on) when the chunk is not compressed, otherwise a buffer decompressed
 /// into `recycled` (whose allocation is reused).
 ///
 /// With `prefix_to`, an offset in the uncompressed records (from a message index), only the
@@ -156,10 +157,11 @@ pub(crate) fn chunk_bytes(
     chunk: &Chunk<'_>,
     offset: u64,
     prefix_to: Option<u64>,
-    limit: u64,
+    rules: DecodeRules,
     decompressor: &mut Decompressor,
     mut recycled: Vec<u8>,
 ) -> Result<(Bytes, bool)> {
+    let limit = rules.limit;
     let at = prefix_to.map(|last| usize::try_from(last).unwrap_or(usize::MAX));
     let codec_error = |source| McapError::Codec { offset, source };
     if chunk.compression.is_empty() {
@@ -168,7 +170,20 @@ pub(crate) fn chunk_bytes(
         return Ok((input.slice_ref(&records[..end]), end == records.len()));
     }
     let Some(at) = at else {
-        decompress_into(chunk, offset, limit, decompressor, &mut recycled)?;
+        if rules.in_halves {
+            let (compression, size) = codec_and_size(chunk, offset, limit)?;
+            decompressor
+                .decompress_in_halves(
+                    compression,
+                    &input.slice_ref(chunk.records),
+                    size,
+                    size,
+                    &mut recycled,
+                )
+                .map_err(codec_error)?;
+        } else {
+            decompress_into(chunk, offset, limit, decompressor, &mut recycled)?;
+        }
         return Ok((Bytes::from(recycled), true));
     };
     let (compression, size) = codec_and_size(chunk, offset, limit)?;

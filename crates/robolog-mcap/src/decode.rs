@@ -116,6 +116,18 @@ fn with_decompressor<T>(work: impl FnOnce(&mut Decompressor) -> T) -> T {
     })
 }
 
+/// How [`decode_chunk`] decodes a chunk.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DecodeRules {
+    /// The largest uncompressed size accepted.
+    pub(crate) limit: u64,
+    /// Check the chunk CRC when the whole chunk is decoded.
+    pub(crate) verify_crc: bool,
+    /// Decode a large LZ4 chunk in two halves at once when a worker is free
+    /// ([`Decompressor::decompress_in_halves`]).
+    pub(crate) in_halves: bool,
+}
+
 /// Decodes a chunk with this thread's decompressor: all of it, or with `prefix_to` only its
 /// records up to the end of the record at that offset (see [`chunk_bytes`]). The CRC is checked
 /// when what was decoded is the whole chunk.
@@ -124,13 +136,12 @@ pub(crate) fn decode_chunk(
     chunk: &Chunk<'_>,
     offset: u64,
     prefix_to: Option<u64>,
-    limit: u64,
-    verify_crc: bool,
+    rules: DecodeRules,
     recycled: Vec<u8>,
 ) -> Result<Bytes> {
     let (data, whole) =
-        with_decompressor(|d| chunk_bytes(input, chunk, offset, prefix_to, limit, d, recycled))?;
-    if whole && verify_crc {
+        with_decompressor(|d| chunk_bytes(input, chunk, offset, prefix_to, rules, d, recycled))?;
+    if whole && rules.verify_crc {
         verify_chunk_crc(chunk, &data, offset)?;
     }
     Ok(data)

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use robolog_framing::{Bytes, Compression, ParallelMap, RecyclePool, crc32, load_file};
 
 use crate::chunk::compression_from_name;
-use crate::decode::{BufferPool, chunk_at, decode_chunk};
+use crate::decode::{BufferPool, DecodeRules, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::linear::{LinearReader, frame_at};
@@ -350,7 +350,9 @@ impl<'r> MessageQuery<'r> {
         let lists = ListPool::new(LIST_POOL_MAX);
         let job_lists = lists.clone();
         let data = reader.data.clone();
-        let opts = reader.opts.clone();
+        let mut opts = reader.opts.clone();
+        // Without workers there is no second thread for a chunk's other half.
+        opts.split_lz4_chunks &= threads > 0;
         let order = self.order;
         let job_filter = filter.clone();
         let jobs = chunks
@@ -668,8 +670,12 @@ fn decode_records(
     let chunk = indexed_chunk_at(input, at)?;
     let verify = opts.verify_chunk_crcs
         && (opts.verify_uncompressed_chunks || !chunk.compression.is_empty());
-    let limit = opts.record_limit;
-    decode_chunk(input, &chunk, at, prefix_to, limit, verify, recycled)
+    let rules = DecodeRules {
+        limit: opts.record_limit,
+        verify_crc: verify,
+        in_halves: opts.split_lz4_chunks,
+    };
+    decode_chunk(input, &chunk, at, prefix_to, rules, recycled)
 }
 
 /// What a chunk's message indexes say about a query's messages in it.

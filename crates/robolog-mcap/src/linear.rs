@@ -4,7 +4,7 @@
 use robolog_framing::{Bytes, Crc32, ParallelMap, crc32};
 
 use crate::OwnedMessage;
-use crate::decode::{BufferPool, chunk_at, decode_chunk};
+use crate::decode::{BufferPool, DecodeRules, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
@@ -64,8 +64,11 @@ impl ChunkDecoding {
                     &c,
                     at,
                     None,
-                    self.record_limit,
-                    self.verify_chunk_crc,
+                    DecodeRules {
+                        limit: self.record_limit,
+                        verify_crc: self.verify_chunk_crc,
+                        in_halves: false,
+                    },
                     recycled,
                 ),
                 RecordsCrc::of(data, &c, self.data_crc, self.verify_chunk_crc),

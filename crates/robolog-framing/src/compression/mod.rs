@@ -92,6 +92,8 @@ fn fill_window(
 
 use std::fmt;
 
+use bytes::Bytes;
+
 /// A chunk compression codec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Compression {
@@ -405,6 +407,27 @@ impl Decompressor {
             #[allow(unreachable_patterns)]
             other => Err(CodecError::Disabled { codec: other }),
         }
+    }
+
+    /// Decompresses like [`decompress`](Self::decompress), but decodes an LZ4 frame of 256 KiB
+    /// or more in two halves at once when it can: the second half is offered to the threads of
+    /// the [`ParallelMap`](crate::ParallelMap) pool, and decoded by one of them that is free
+    /// before this thread is done with the first half (by this thread afterwards otherwise).
+    /// For readers that decode a few large chunks on every core. The input is `Bytes` so that
+    /// the other thread can hold it; the output and the errors are those of `decompress`.
+    pub fn decompress_in_halves(
+        &mut self,
+        compression: Compression,
+        input: &Bytes,
+        expected: usize,
+        cap: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        #[cfg(feature = "lz4")]
+        if compression == Compression::Lz4 && expected <= cap {
+            return lz4::decompress_exact_in_halves(input, expected, out);
+        }
+        self.decompress(compression, input, expected, cap, out)
     }
 
     /// Decodes as much of possibly damaged or truncated `input` as possible, up to `cap` bytes,
