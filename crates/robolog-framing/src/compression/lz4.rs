@@ -128,10 +128,12 @@ fn decode_in_halves(input: &Bytes, expected: usize, out: &mut Vec<u8>) -> Option
     }
     let frame = BlockMap::read(input)?;
     let (n, block_max) = (frame.blocks.len(), frame.descriptor.block_max);
+    if n < 2 {
+        return None;
+    }
     let full_before_last =
         (n - 1).checked_mul(block_max)? < expected && n.checked_mul(block_max)? >= expected;
     if !frame.descriptor.independent
-        || n < 2
         || !full_before_last
         || frame
             .descriptor
@@ -148,14 +150,17 @@ fn decode_in_halves(input: &Bytes, expected: usize, out: &mut Vec<u8>) -> Option
         .try_into_mut()
         .unwrap_or_else(|shared| BytesMut::from(&shared[..]));
     let mut tail = head.split_off(split);
-    let checksums = frame.descriptor.block_checksum;
+    let checks = BlockChecks {
+        checksums: frame.descriptor.block_checksum,
+        block_max,
+    };
     let mut blocks = frame.blocks;
     let tail_blocks = blocks.split_off(n / 2);
     let tail_input = input.clone();
     let (head_ok, (tail, tail_ok)) = worker_pool::join(
-        || decode_blocks(input, &blocks, checksums, &mut head) == Some(split),
+        || decode_blocks(input, &blocks, checks, &mut head) == Some(split),
         move || {
-            let written = decode_blocks(&tail_input, &tail_blocks, checksums, &mut tail);
+            let written = decode_blocks(&tail_input, &tail_blocks, checks, &mut tail);
             let ok = written == Some(tail.len());
             (tail, ok)
         },
@@ -168,24 +173,34 @@ fn decode_in_halves(input: &Bytes, expected: usize, out: &mut Vec<u8>) -> Option
     (head_ok && tail_ok && content_ok).then_some(())
 }
 
+/// What every block of a frame is held to.
+#[derive(Debug, Clone, Copy)]
+struct BlockChecks {
+    /// Blocks carry checksums.
+    checksums: bool,
+    /// No block decodes to more, as [`FrameWalker::block`] also requires.
+    block_max: usize,
+}
+
 /// Decodes `blocks` of `input` one after another into `target`; the bytes written, or `None`
 /// when a block is damaged or does not fit.
 fn decode_blocks(
     input: &[u8],
     blocks: &[Block],
-    checksums: bool,
+    checks: BlockChecks,
     target: &mut [u8],
 ) -> Option<usize> {
-    let mut written = 0;
+    let mut written = 0usize;
     for block in blocks {
         let data = input.get(block.at..block.at.checked_add(block.len)?)?;
-        if checksums {
+        if checks.checksums {
             let stored = input.get(block.at + block.len..block.at + block.len + 4)?;
             if XxHash32::oneshot(0, data).to_le_bytes() != stored {
                 return None;
             }
         }
-        let room = target.get_mut(written..)?;
+        let end = target.len().min(written.checked_add(checks.block_max)?);
+        let room = target.get_mut(written..end)?;
         written += if block.stored {
             room.get_mut(..data.len())?.copy_from_slice(data);
             data.len()
@@ -666,12 +681,42 @@ mod tests {
         let small = data(HALVES_MIN - 1);
         let small_frame = frame(&small, BlockMode::Independent);
         assert_eq!(decode_in_halves(&small_frame, small.len(), &mut out), None);
+        // A frame with no blocks at all (magic, descriptor, end mark) declaring a large size.
+        let empty = frame(&[], BlockMode::Independent);
+        assert_eq!(decode_in_halves(&empty, big.len(), &mut out), None);
         let mut padded = independent.to_vec();
         padded.push(0);
         assert_eq!(
             decode_in_halves(&Bytes::from(padded), big.len(), &mut out),
             None
         );
+    }
+
+    /// A block that decodes to more than the frame's block size is an error on one thread, and
+    /// so in halves, even when the half's total comes out right.
+    #[test]
+    fn an_oversized_block_is_refused_in_halves_too() {
+        let mut input = MAGIC.to_le_bytes().to_vec();
+        let descriptor = [FLG_VERSION_01 | FLG_INDEPENDENT, 4 << 4];
+        input.extend_from_slice(&descriptor);
+        input.push((XxHash32::oneshot(0, &descriptor) >> 8) as u8);
+        // 100,000 + 31,072 bytes: two 64 KiB blocks' worth, in blocks of the wrong sizes.
+        let sizes = [100_000, 31_072, 65_536, 65_536, 10_000];
+        for size in sizes {
+            let block = lz4_flex::block::compress(&data(size));
+            let block = &block[..];
+            input.extend_from_slice(&(block.len() as u32).to_le_bytes());
+            input.extend_from_slice(block);
+        }
+        input.extend_from_slice(&0u32.to_le_bytes());
+        let input = Bytes::from(input);
+        let expected = sizes.iter().sum::<usize>();
+        let (mut one, mut halves) = (Vec::new(), Vec::new());
+        let one = decompress_exact(&input, expected, &mut one).map_err(|e| e.to_string());
+        let halves =
+            decompress_exact_in_halves(&input, expected, &mut halves).map_err(|e| e.to_string());
+        assert!(one.is_err());
+        assert_eq!(halves, one);
     }
 
     #[test]
