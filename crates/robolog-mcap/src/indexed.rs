@@ -351,8 +351,9 @@ impl<'r> MessageQuery<'r> {
         let job_lists = lists.clone();
         let data = reader.data.clone();
         let mut opts = reader.opts.clone();
-        // Without workers there is no second thread for a chunk's other half.
-        opts.split_lz4_chunks &= threads > 0;
+        // A chunk's other half goes to any free thread of the process's pool, which may hold
+        // more threads than this read asked for: so only a read that asked for two or more.
+        opts.split_lz4_chunks &= threads > 1;
         let order = self.order;
         let job_filter = filter.clone();
         let jobs = chunks

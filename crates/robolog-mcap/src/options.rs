@@ -67,11 +67,11 @@ pub struct ReadOptions {
     /// workers against 1.2-1.5 ms on the reading thread, while uncompressed ones of that size are
     /// faster inline (0.25-0.40 ms against 0.26-0.56 ms).
     pub parallel_min_bytes: u64,
-    /// Whether an indexed read that decodes on worker threads may decode a large LZ4 chunk
-    /// (256 KiB or more, one frame of independent blocks) in two halves at once, the second on
-    /// a worker that is free (default on). A query over a few large chunks then keeps every
-    /// core busy to its end: seven chunks on two cores take three and a half chunks' time
-    /// instead of four.
+    /// Whether an indexed read that decodes on two or more worker threads may decode a large
+    /// LZ4 chunk (256 KiB or more, one frame of independent blocks) in two halves at once, the
+    /// second on a worker that is free (default on). A query over a few large chunks then keeps
+    /// every core busy to its end: seven chunks on two cores take three and a half chunks' time
+    /// instead of four. The results and errors are the same either way.
     pub split_lz4_chunks: bool,
     /// The most bytes of decoded chunks an indexed time-ordered read keeps at once (default
     /// 128 MiB). Files whose chunks overlap in time need several at once; beyond this, chunks are
