@@ -144,8 +144,8 @@ fn record_end(records: &[u8], at: usize, size: usize) -> usize {
 }
 
 /// The uncompressed records of `chunk` as `Bytes`: a zero-copy slice of `input` (which must
-/// contain `chunk.records`, which `rules.in_halves` also relies on) when the chunk is not compressed, otherwise a buffer decompressed
-/// into `recycled` (whose allocation is reused).
+/// contain `chunk.records`; decoding in halves relies on that too) when the chunk is not
+/// compressed, otherwise a buffer decompressed into `recycled` (whose allocation is reused).
 ///
 /// With `prefix_to`, an offset in the uncompressed records (from a message index), only the
 /// records up to the end of the record there: all a query needs when its wanted messages start
