@@ -169,24 +169,17 @@ pub(crate) fn chunk_bytes(
         let end = at.map_or(records.len(), |at| record_end(records, at, records.len()));
         return Ok((input.slice_ref(&records[..end]), end == records.len()));
     }
+    let (compression, size) = codec_and_size(chunk, offset, limit)?;
     let Some(at) = at else {
-        if rules.in_halves {
-            let (compression, size) = codec_and_size(chunk, offset, limit)?;
-            decompressor
-                .decompress_in_halves(
-                    compression,
-                    &input.slice_ref(chunk.records),
-                    size,
-                    size,
-                    &mut recycled,
-                )
-                .map_err(codec_error)?;
+        let decoded = if rules.in_halves {
+            let records = input.slice_ref(chunk.records);
+            decompressor.decompress_in_halves(compression, &records, size, size, &mut recycled)
         } else {
-            decompress_into(chunk, offset, limit, decompressor, &mut recycled)?;
-        }
+            decompressor.decompress(compression, chunk.records, size, size, &mut recycled)
+        };
+        decoded.map_err(codec_error)?;
         return Ok((Bytes::from(recycled), true));
     };
-    let (compression, size) = codec_and_size(chunk, offset, limit)?;
     let mut prefix = decompressor
         .prefix(compression, chunk.records, size, size, &mut recycled)
         .map_err(codec_error)?;
