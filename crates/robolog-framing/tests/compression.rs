@@ -9,6 +9,10 @@ use robolog_framing::{
 use robolog_testkit::sample_bytes::{compressible, incompressible};
 use robolog_testkit::testdata;
 
+#[path = "support/lz4_frames.rs"]
+mod lz4_frames;
+use lz4_frames::every_frame_layout;
+
 const CAP: usize = 64 << 20;
 
 #[test]
@@ -173,32 +177,12 @@ fn reads_real_bz2_chunks() {
 /// Frames written with every lz4_flex option: linked blocks, block checksums, content size.
 #[test]
 fn accepts_every_standard_lz4_frame_variant() {
-    use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
-    use std::io::Write;
     let data = compressible(700_000);
-    for mode in [BlockMode::Independent, BlockMode::Linked] {
-        for size in [BlockSize::Max64KB, BlockSize::Max256KB, BlockSize::Max4MB] {
-            for block_checksums in [false, true] {
-                for content_checksum in [false, true] {
-                    for content_size in [None, Some(data.len() as u64)] {
-                        let info = FrameInfo::new()
-                            .block_mode(mode)
-                            .block_size(size)
-                            .block_checksums(block_checksums)
-                            .content_checksum(content_checksum)
-                            .content_size(content_size);
-                        let mut enc = FrameEncoder::with_frame_info(info, Vec::new());
-                        enc.write_all(&data).unwrap();
-                        let frame = enc.finish().unwrap();
-                        let mut out = Vec::new();
-                        decompress(Compression::Lz4, &frame, data.len(), CAP, &mut out).unwrap_or_else(|e| {
-                            panic!("{mode:?} {size:?} bc={block_checksums} cc={content_checksum} cs={content_size:?}: {e}")
-                        });
-                        assert!(out == data);
-                    }
-                }
-            }
-        }
+    for (layout, frame) in every_frame_layout(&data) {
+        let mut out = Vec::new();
+        decompress(Compression::Lz4, &frame, data.len(), CAP, &mut out)
+            .unwrap_or_else(|e| panic!("{layout}: {e}"));
+        assert!(out == data, "{layout}");
     }
 }
 
