@@ -52,6 +52,7 @@
 mod bundle;
 mod dialect;
 mod error;
+mod field_path;
 mod md5sum;
 mod model;
 mod name;
@@ -68,6 +69,7 @@ mod source_line;
 pub use bundle::{Bundle, BundleSection, SECTION_SEPARATOR, write_bundle};
 pub use dialect::detect_dialect;
 pub use error::{Error, SyntaxError, Warning};
+pub use field_path::{FieldPathError, PathToken, parse_field_path};
 pub use model::{
     ActionDefinition, ArrayKind, Constant, DefaultValue, Dialect, ElementType, Field, FieldType,
     MessageDefinition, ParseDialect, PrimitiveType, ServiceDefinition, Value,

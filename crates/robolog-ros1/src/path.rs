@@ -1,6 +1,8 @@
 //! Field paths (`header.stamp.secs`, `pose.position.x`, `ranges[3]`): parsing, checking them
 //! against a plan once, and following them through a decoded tree.
 
+use robolog_msg::{PathToken as Token, parse_field_path};
+
 use crate::error::{Error, FieldPath, PathStep};
 use crate::plan::{Count, Elem, Plan};
 use crate::value::{Span, Tree, Value};
@@ -35,12 +37,6 @@ impl ResolvedPath {
     }
 }
 
-/// A parsed (not yet checked) path step.
-enum Token<'t> {
-    Name(&'t str),
-    Index(usize),
-}
-
 fn invalid(path: &str, reason: impl Into<String>) -> Error {
     Error::InvalidPath {
         path: path.to_owned(),
@@ -49,52 +45,10 @@ fn invalid(path: &str, reason: impl Into<String>) -> Error {
 }
 
 fn tokenize(path: &str) -> Result<Vec<Token<'_>>, Error> {
-    let mut tokens = Vec::new();
-    let mut rest = path;
-    let mut expect_name = true;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('[') {
-            let close = after
-                .find(']')
-                .ok_or_else(|| invalid(path, "`[` without `]`"))?;
-            let digits = &after[..close];
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(invalid(path, format!("`[{digits}]` is not an array index")));
-            }
-            let index = digits
-                .parse::<usize>()
-                .map_err(|_| invalid(path, format!("index {digits} is too large")))?;
-            if tokens.is_empty() {
-                return Err(invalid(path, "a path starts with a field name"));
-            }
-            tokens.push(Token::Index(index));
-            rest = &after[close + 1..];
-            expect_name = false;
-            continue;
-        }
-        if !expect_name {
-            rest = rest
-                .strip_prefix('.')
-                .ok_or_else(|| invalid(path, "expected `.` or `[` between steps"))?;
-        }
-        let end = rest.find(['.', '[']).unwrap_or(rest.len());
-        let name = &rest[..end];
-        let valid = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
-            return Err(invalid(path, format!("`{name}` is not a field name")));
-        }
-        tokens.push(Token::Name(name));
-        rest = &rest[end..];
-        expect_name = false;
-    }
-    if tokens.is_empty() {
-        return Err(invalid(path, "the path is empty"));
-    }
-    Ok(tokens)
+    parse_field_path(path).map_err(|e| Error::InvalidPath {
+        path: e.path,
+        reason: e.reason,
+    })
 }
 
 /// What a path step has reached so far.
@@ -124,7 +78,7 @@ impl Plan {
         let mut reached = Reached::Message(0);
         for token in tokenize(path)? {
             match (token, reached) {
-                (Token::Name(name), Reached::Message(id)) => {
+                (Token::Field(name), Reached::Message(id)) => {
                     let message = self.message(id);
                     let index = message.field_index(name).ok_or_else(|| {
                         invalid(path, format!("{} has no field `{name}`", message.name))
@@ -138,13 +92,13 @@ impl Plan {
                     };
                 }
                 (
-                    Token::Name(name),
+                    Token::Field(name),
                     Reached::Field {
                         elem: Elem::Prim(kind),
                         count: Count::One,
                     },
                 )
-                | (Token::Name(name), Reached::Element(Elem::Prim(kind)))
+                | (Token::Field(name), Reached::Element(Elem::Prim(kind)))
                     if matches!(
                         kind,
                         crate::value::PrimitiveKind::Time | crate::value::PrimitiveKind::Duration
@@ -164,7 +118,7 @@ impl Plan {
                     names.push(PathStep::Field(name.to_owned()));
                     reached = Reached::TimePart;
                 }
-                (Token::Name(name), _) => {
+                (Token::Field(name), _) => {
                     return Err(invalid(
                         path,
                         format!("`{name}` follows a value that has no fields"),
