@@ -10,13 +10,11 @@ use std::collections::HashSet;
 use crate::error::Warning;
 use crate::model::MessageDefinition;
 use crate::name::TypeName;
+use crate::sections;
 
 /// The separator line genmsg writes before each dependency: exactly 80 `=`.
 pub const SECTION_SEPARATOR: &str =
     "================================================================================";
-
-/// A separator is recognised from this many `=` on (writers use 80; some tools wrap or trim).
-const MIN_SEPARATOR_LEN: usize = 3;
 
 /// A bundle split into its sections.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,149 +55,48 @@ impl Bundle {
     ///   each `.msg` file exactly when the bundle was written by genmsg.
     /// - A repeated section is ignored (the first wins).
     pub fn parse(text: &str) -> Bundle {
-        let mut warnings = Vec::new();
-        let mut normalised = text.replace("\r\n", "\n");
-        if !normalised.contains('\n') && normalised.contains("\\n") {
-            normalised = normalised.replace("\\n", "\n");
-            warnings.push(Warning::EscapedNewlines);
-        }
-        let lines = line_spans(&normalised);
+        let split = sections::split(text, &["MSG:"]);
         let mut bundle = Bundle {
-            top: String::new(),
+            top: split.top,
             dependencies: Vec::new(),
             ros2_section_names: false,
-            warnings,
+            warnings: Vec::new(),
         };
+        if split.escaped_newlines {
+            bundle.warnings.push(Warning::EscapedNewlines);
+        }
         let mut seen = HashSet::new();
-        let mut open = OpenSection {
-            kind: SectionKind::Top,
-            start: 0,
-            first_line: 1,
-        };
-        let mut index = 0;
-        while index < lines.len() {
-            let (start, end) = lines[index];
-            let line = normalised.get(start..end).unwrap_or("");
-            let Some(header_index) = section_header_after(&normalised, &lines, index, line) else {
-                index += 1;
-                continue;
-            };
-            let body = normalised.get(open.start..start).unwrap_or("");
-            // The writer's "\n" before the separator is not part of the section.
-            bundle.close(open, body.strip_suffix('\n').unwrap_or(body), &mut seen);
-            let (header_start, header_end) = lines[header_index];
-            let header = normalised.get(header_start..header_end).unwrap_or("");
-            let raw_name = header.get("MSG:".len()..).unwrap_or("").trim();
-            if raw_name.split('/').count() == 3 {
+        for section in split.sections {
+            if section.name.split('/').count() == 3 {
                 bundle.ros2_section_names = true;
             }
-            let header_line = header_index + 1;
-            let kind = match section_name(raw_name) {
-                Some(name) => SectionKind::Dependency { name, header_line },
-                None => {
-                    bundle.warnings.push(Warning::InvalidSectionName {
-                        line: header_line,
-                        text: raw_name.to_owned(),
-                    });
-                    SectionKind::Ignored
-                }
+            let Some(name) = section_name(&section.name) else {
+                bundle.warnings.push(Warning::InvalidSectionName {
+                    line: section.header_line,
+                    text: section.name,
+                });
+                continue;
             };
-            open = OpenSection {
-                kind,
-                start: lines
-                    .get(header_index + 1)
-                    .map_or(normalised.len(), |&(s, _)| s),
-                first_line: header_line + 1,
-            };
-            index = header_index + 1;
-        }
-        let rest = normalised.get(open.start..).unwrap_or("");
-        bundle.close(open, rest, &mut seen);
-        bundle
-    }
-
-    fn close(&mut self, section: OpenSection, text: &str, seen: &mut HashSet<TypeName>) {
-        match section.kind {
-            SectionKind::Top => self.top = text.to_owned(),
-            SectionKind::Ignored => {}
-            SectionKind::Dependency { name, header_line } => {
-                if !seen.insert(name.clone()) {
-                    self.warnings.push(Warning::DuplicateSection {
-                        name,
-                        line: header_line,
-                    });
-                } else {
-                    self.dependencies.push(BundleSection {
-                        name,
-                        text: text.to_owned(),
-                        first_line: section.first_line,
-                    });
-                }
+            if !seen.insert(name.clone()) {
+                bundle.warnings.push(Warning::DuplicateSection {
+                    name,
+                    line: section.header_line,
+                });
+                continue;
             }
+            bundle.dependencies.push(BundleSection {
+                name,
+                text: section.text,
+                first_line: section.first_line,
+            });
         }
+        bundle
     }
 
     /// Every section's text, top first (for dialect detection).
     pub(crate) fn texts(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.top.as_str()).chain(self.dependencies.iter().map(|s| s.text.as_str()))
     }
-}
-
-/// The section being collected while scanning a bundle.
-struct OpenSection {
-    kind: SectionKind,
-    /// Byte offset where its text starts.
-    start: usize,
-    /// Line number of its first text line.
-    first_line: usize,
-}
-
-enum SectionKind {
-    Top,
-    Dependency {
-        name: TypeName,
-        header_line: usize,
-    },
-    /// A section with a malformed header (already reported); its text is dropped.
-    Ignored,
-}
-
-/// Byte ranges of the lines of `text` (split at `\n`, terminators excluded).
-fn line_spans(text: &str) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let mut start = 0;
-    for (index, byte) in text.bytes().enumerate() {
-        if byte == b'\n' {
-            spans.push((start, index));
-            start = index + 1;
-        }
-    }
-    spans.push((start, text.len()));
-    spans
-}
-
-/// If the line at `index` is a separator followed (after blank lines) by `MSG:`, the index of
-/// the `MSG:` line.
-fn section_header_after(
-    text: &str,
-    lines: &[(usize, usize)],
-    index: usize,
-    line: &str,
-) -> Option<usize> {
-    let trimmed = line.trim_end();
-    if trimmed.len() < MIN_SEPARATOR_LEN || !trimmed.bytes().all(|b| b == b'=') {
-        return None;
-    }
-    let mut next = index + 1;
-    while let Some(&(start, end)) = lines.get(next) {
-        let candidate = text.get(start..end).unwrap_or("");
-        if candidate.trim().is_empty() {
-            next += 1;
-            continue;
-        }
-        return candidate.starts_with("MSG:").then_some(next);
-    }
-    None
 }
 
 /// A section name in either form; `roslib/Header` (before ROS Diamondback) is `std_msgs/Header`.

@@ -54,6 +54,24 @@ pub enum Error {
         /// The service type.
         name: TypeName,
     },
+    /// A schema encoding this crate does not read (see [`crate::Registry::from_ros2_schema`]).
+    #[error("schema encoding `{encoding}` is not a ROS 2 definition encoding (ros2msg, ros2idl)")]
+    UnsupportedSchemaEncoding {
+        /// The encoding as given.
+        encoding: String,
+    },
+    /// A type hash (RIHS01) was asked for a type that was parsed with the ROS 1 rules.
+    #[error("the RIHS01 type hash is a ROS 2 notion, but {name} was parsed as a ROS 1 definition")]
+    NotRos2 {
+        /// The ROS 1 type.
+        name: TypeName,
+    },
+    /// No action of that name is known.
+    #[error("action {name} is not defined")]
+    MissingAction {
+        /// The action type.
+        name: TypeName,
+    },
     /// Reading a file or directory failed.
     #[error("{}: {source}", .path.display())]
     Io {

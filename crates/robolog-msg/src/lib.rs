@@ -46,6 +46,11 @@
 //! ([`Registry::dependencies`]), computes md5sums ([`Registry::md5`],
 //! [`Registry::service_md5`]), writes bundles ([`Registry::bundle_text`]) and loads package
 //! folders ([`Registry::load_package_tree`]).
+//!
+//! ROS 2: [`Registry::from_ros2msg`] reads a schema as MCAP and rosbag2 store it (sections,
+//! service events, actions, the built-in `builtin_interfaces` and `service_msgs` types), and
+//! [`Registry::type_hash`] computes the RIHS01 type hash rosbag2 records (also for services
+//! and actions: [`Registry::service_type_hash`], [`Registry::action_type_hash`]).
 
 #![forbid(unsafe_code)]
 
@@ -53,6 +58,7 @@ mod bundle;
 mod dialect;
 mod error;
 mod field_path;
+mod idl;
 mod md5sum;
 mod model;
 mod name;
@@ -64,7 +70,11 @@ mod registry;
 mod render;
 mod ros1;
 mod ros2;
+mod ros2_builtins;
+mod ros2_schema;
+mod sections;
 mod source_line;
+mod type_hash;
 
 pub use bundle::{Bundle, BundleSection, SECTION_SEPARATOR, write_bundle};
 pub use dialect::detect_dialect;
@@ -74,6 +84,6 @@ pub use model::{
     ActionDefinition, ArrayKind, Constant, DefaultValue, Dialect, ElementType, Field, FieldType,
     MessageDefinition, ParseDialect, PrimitiveType, ServiceDefinition, Value,
 };
-pub use name::TypeName;
+pub use name::{InterfaceKind, TypeName};
 pub use parse::{parse_action, parse_message, parse_service};
 pub use registry::Registry;

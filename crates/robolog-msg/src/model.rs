@@ -73,9 +73,11 @@ pub enum PrimitiveType {
     String,
     /// `wstring` (ROS 2 only).
     WString,
-    /// `time`: ROS 1 `u32 secs, u32 nsecs`.
+    /// `time`: ROS 1 `u32 secs, u32 nsecs`. (In ROS 2 `time` means the message
+    /// `builtin_interfaces/Time`, and the ROS 2 parser resolves it to that.)
     Time,
-    /// `duration`: ROS 1 `i32 secs, i32 nsecs`.
+    /// `duration`: ROS 1 `i32 secs, i32 nsecs`. (In ROS 2: the message
+    /// `builtin_interfaces/Duration`.)
     Duration,
 }
 

@@ -77,12 +77,92 @@ impl TypeName {
         }
     }
 
+    /// A name known to be valid (a literal in this crate), without the checks of
+    /// [`TypeName::new`].
+    pub(crate) fn known(package: &str, name: &str) -> Self {
+        TypeName {
+            package: package.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+
     /// A type in the same package with a different name (used for the types generated from
     /// services and actions, e.g. `AddTwoIntsRequest`).
     pub(crate) fn sibling(&self, name: String) -> Self {
         TypeName {
             package: self.package.clone(),
             name,
+        }
+    }
+}
+
+impl TypeName {
+    /// The ROS 2 interface namespace this message type lives in, from the suffixes rosidl gives
+    /// the types it derives: `_Request`, `_Response` and `_Event` are services' (`srv`);
+    /// `_Goal`, `_Result`, `_Feedback`, `_FeedbackMessage` and the messages of the
+    /// `_SendGoal` and `_GetResult` services are actions' (`action`); every other name is a
+    /// message (`msg`). rosidl message names cannot contain `_`, so the rule is exact for
+    /// every type a `.msg`, `.srv` or `.action` file defines.
+    pub fn ros2_interface_kind(&self) -> InterfaceKind {
+        let name = self.name.as_str();
+        for suffix in ["_Request", "_Response", "_Event"] {
+            if let Some(service) = name.strip_suffix(suffix) {
+                return if service.ends_with("_SendGoal") || service.ends_with("_GetResult") {
+                    InterfaceKind::Action
+                } else {
+                    InterfaceKind::Service
+                };
+            }
+        }
+        let action_suffixes = [
+            "_Goal",
+            "_Result",
+            "_Feedback",
+            "_FeedbackMessage",
+            "_SendGoal",
+            "_GetResult",
+        ];
+        if action_suffixes.iter().any(|suffix| name.ends_with(suffix)) {
+            InterfaceKind::Action
+        } else {
+            InterfaceKind::Message
+        }
+    }
+
+    /// The full ROS 2 name of this message type, `pkg/msg/Type` (or `pkg/srv/…`,
+    /// `pkg/action/…`, see [`TypeName::ros2_interface_kind`]): the form of MCAP schema names,
+    /// rosbag2 topic types and type hashes.
+    pub fn ros2_name(&self) -> String {
+        self.ros2_name_in(self.ros2_interface_kind())
+    }
+
+    /// `pkg/<namespace>/Type` for the given interface kind (a service `pkg/srv/Foo` is named
+    /// with [`InterfaceKind::Service`]).
+    pub fn ros2_name_in(&self, kind: InterfaceKind) -> String {
+        format!("{}/{}/{}", self.package, kind.namespace(), self.name)
+    }
+}
+
+/// The three kinds of ROS 2 interface files, which are also the middle part of full ROS 2 type
+/// names (`pkg/msg/Type`, `pkg/srv/Type`, `pkg/action/Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InterfaceKind {
+    /// A `.msg` file: `msg`.
+    Message,
+    /// A `.srv` file and the types derived from it: `srv`.
+    Service,
+    /// An `.action` file and the types derived from it: `action`.
+    Action,
+}
+
+impl InterfaceKind {
+    /// `msg`, `srv` or `action`.
+    pub fn namespace(self) -> &'static str {
+        match self {
+            InterfaceKind::Message => "msg",
+            InterfaceKind::Service => "srv",
+            InterfaceKind::Action => "action",
         }
     }
 }
@@ -170,6 +250,29 @@ mod tests {
         assert!(TypeName::parse("a//c").is_err());
         assert!(TypeName::parse("pkg/").is_err());
         assert!(TypeName::parse("1pkg/Type").is_err());
+    }
+
+    #[test]
+    fn ros2_namespaces_come_from_rosidl_suffixes() {
+        let full = |text: &str| TypeName::parse(text).unwrap().ros2_name();
+        assert_eq!(full("std_msgs/Header"), "std_msgs/msg/Header");
+        assert_eq!(full("pkg/srv/Add_Request"), "pkg/srv/Add_Request");
+        assert_eq!(full("pkg/Add_Event"), "pkg/srv/Add_Event");
+        assert_eq!(full("pkg/F_Goal"), "pkg/action/F_Goal");
+        assert_eq!(
+            full("pkg/F_FeedbackMessage"),
+            "pkg/action/F_FeedbackMessage"
+        );
+        assert_eq!(
+            full("pkg/F_SendGoal_Request"),
+            "pkg/action/F_SendGoal_Request"
+        );
+        assert_eq!(
+            full("pkg/F_GetResult_Event"),
+            "pkg/action/F_GetResult_Event"
+        );
+        let service = TypeName::parse("pkg/srv/Add").unwrap();
+        assert_eq!(service.ros2_name_in(InterfaceKind::Service), "pkg/srv/Add");
     }
 
     #[test]

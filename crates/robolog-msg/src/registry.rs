@@ -20,6 +20,7 @@ use crate::parse::{parse_action, parse_message_at, parse_service};
 pub struct Registry {
     messages: BTreeMap<TypeName, MessageDefinition>,
     services: BTreeMap<TypeName, ServiceDefinition>,
+    actions: BTreeMap<TypeName, ActionDefinition>,
     /// Types whose definition was present but rejected (bundle sections).
     unparsable: BTreeMap<TypeName, SyntaxError>,
     warnings: Vec<Warning>,
@@ -103,17 +104,19 @@ impl Registry {
         self.services.insert(definition.name.clone(), definition)
     }
 
-    /// Adds every message and service an action defines (see [`ActionDefinition`]).
+    /// Adds every message and service an action defines (see [`ActionDefinition`]), and the
+    /// action itself ([`Registry::action`]).
     pub fn insert_action(&mut self, definition: ActionDefinition) {
-        for message in [definition.goal, definition.result, definition.feedback]
+        for message in [&definition.goal, &definition.result, &definition.feedback]
             .into_iter()
-            .chain(definition.derived_messages)
+            .chain(&definition.derived_messages)
         {
-            self.insert_message(message);
+            self.insert_message(message.clone());
         }
-        for service in definition.derived_services {
-            self.insert_service(service);
+        for service in &definition.derived_services {
+            self.insert_service(service.clone());
         }
+        self.actions.insert(definition.name.clone(), definition);
     }
 
     /// Parses a `.msg` text as `name` and adds it.
@@ -195,6 +198,48 @@ impl Registry {
         self.services.get(name)
     }
 
+    /// The action called `name`, if known.
+    pub fn action(&self, name: &TypeName) -> Option<&ActionDefinition> {
+        self.actions.get(name)
+    }
+
+    /// Every action, ordered by name.
+    pub fn actions(&self) -> impl Iterator<Item = &ActionDefinition> {
+        self.actions.values()
+    }
+
+    /// Copies from `source` every type that `name` needs, directly or not, and that this
+    /// registry lacks (`name` itself included), so that a schema with missing sections can be
+    /// completed from another registry, such as the bundled standard interfaces. Definitions
+    /// this registry has are kept, and their dependencies are followed in this registry.
+    /// Returns how many messages were copied; what neither registry has is reported later, by
+    /// name, by whatever needs it.
+    pub fn fill_missing_from(&mut self, source: &Registry, name: &TypeName) -> usize {
+        let mut copied = 0;
+        let mut pending = vec![name.clone()];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(next) = pending.pop() {
+            if !seen.insert(next.clone()) {
+                continue;
+            }
+            let dependencies = |definition: &MessageDefinition| -> Vec<TypeName> {
+                definition
+                    .direct_dependencies()
+                    .into_iter()
+                    .cloned()
+                    .collect()
+            };
+            if let Some(definition) = self.messages.get(&next) {
+                pending.extend(dependencies(definition));
+            } else if let Some(definition) = source.messages.get(&next) {
+                pending.extend(dependencies(definition));
+                self.insert_message(definition.clone());
+                copied += 1;
+            }
+        }
+        copied
+    }
+
     /// Every message, ordered by name.
     pub fn messages(&self) -> impl Iterator<Item = &MessageDefinition> {
         self.messages.values()
@@ -218,6 +263,13 @@ impl Registry {
     /// Everything accepted with a note while filling the registry.
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+
+    /// Records that `name` had a definition that could not be parsed.
+    pub(crate) fn mark_unparsable(&mut self, name: TypeName, error: SyntaxError) {
+        if !self.messages.contains_key(&name) {
+            self.unparsable.insert(name, error);
+        }
     }
 
     pub(crate) fn push_warning(&mut self, warning: Warning) {

@@ -4,8 +4,9 @@
 //! Differences from ROS 1 that matter: TABs become spaces; a comment starts at the first `#`
 //! even inside quotes; a line is a constant iff the text after the type contains `=`; fields
 //! may have defaults; bounded strings and sequences exist; names follow strict patterns;
-//! `Header` is not special; string constants lose one level of quotes; integers may be written
-//! `0x`/`0o`/`0b`.
+//! `Header` is not special; `time` and `duration` are the messages `builtin_interfaces/Time` and
+//! `builtin_interfaces/Duration`; string constants lose one level of quotes; integers may be
+//! written `0x`/`0o`/`0b`.
 
 use std::collections::HashSet;
 
@@ -225,6 +226,22 @@ fn parse_type(
             (without_bracket.get(..open).unwrap_or(""), array)
         }
     };
+    // `time` and `duration` are a compatibility spelling of the builtin_interfaces messages
+    // (ROS 2 has no such primitives); the type text keeps the spelling.
+    let builtin = match base {
+        "time" => Some("Time"),
+        "duration" => Some("Duration"),
+        _ => None,
+    };
+    if let Some(builtin) = builtin {
+        let resolved = TypeName::new("builtin_interfaces", builtin)
+            .map_err(|_| line.error(type_name, base, MESSAGE_NAME_RULE))?;
+        let ty = FieldType {
+            element: ElementType::Message(resolved),
+            array,
+        };
+        return Ok((ty, token.to_owned()));
+    }
     if let Some(primitive) = PrimitiveType::from_name(base) {
         let ty = FieldType {
             element: ElementType::Primitive(primitive),
