@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use crate::error::{Error, Warning};
 use crate::idl;
-use crate::model::{Dialect, ParseDialect};
+use crate::model::{Dialect, MessageDefinition, ParseDialect, ServiceDefinition};
 use crate::name::{InterfaceKind, TypeName};
 use crate::parse::{parse_action, parse_message_at, parse_service};
 use crate::registry::Registry;
@@ -70,9 +70,9 @@ impl Registry {
     ///   message rosidl derives ([`crate::ServiceDefinition::event_message`]) are added.
     ///   A `pkg/action/…` schema whose text is an `.action` adds the action with every type
     ///   rosidl derives from it.
-    /// - `IDL:` sections are read with the IDL parser; an empty `MSG:` section followed by an
-    ///   `IDL:` section of the same type (what rosbag2 writes when only the `.idl` exists) is
-    ///   replaced by it.
+    /// - `IDL:` sections are read with the IDL parser (see [`Registry::from_ros2idl`]); an
+    ///   empty `MSG:` section followed by an `IDL:` section of the same type (what rosbag2
+    ///   writes when only the `.idl` exists) is replaced by it.
     /// - `builtin_interfaces/msg/Time`, `Duration` and `service_msgs/msg/ServiceEventInfo` are
     ///   added when the schema has no section for them ([`Registry::add_ros2_builtins`]).
     ///
@@ -126,14 +126,147 @@ impl Registry {
                 first_line: 1,
             }
         };
-        registry.add_root(&root, root_section)?;
-        registry.add_sections(sections, &[&root])?;
+        let mut idl = parse_idl_sections(std::iter::once(&root_section).chain(&sections));
+        if root_section.kind == SectionKind::Idl {
+            let definitions = idl.next().unwrap_or_else(|| Ok(Vec::new()))?;
+            registry.add_idl_root(&root, definitions)?;
+        } else {
+            registry.add_root(&root, root_section)?;
+        }
+        registry.add_sections(sections, &[&root], &mut idl)?;
         registry.add_ros2_builtins();
         Ok(registry)
     }
 
+    /// Reads a `ros2idl` schema: IDL files, each (the first included) after a line of `=` and
+    /// a header `IDL: pkg/msg/Type`, in any order. The root is the struct named like the
+    /// schema (`pkg/msg/Type` is `pkg::msg::Type`), in the section of that name or else the
+    /// first. Files see each other's typedefs and constants (`#include` names a section);
+    /// a service or action schema whose IDL has only the request/response (or goal, result and
+    /// feedback) structs gets the types rosidl derives from them. The IDL subset is described
+    /// in the crate documentation of [`Registry::from_ros2msg`]'s `IDL:` sections.
+    ///
+    /// ```
+    /// use robolog_msg::{Registry, TypeName};
+    ///
+    /// let text = "\
+    /// ================================================================================
+    /// IDL: my_pkg/msg/Sample
+    /// module my_pkg {
+    ///   module msg {
+    ///     typedef double double__9[9];
+    ///     module Sample_Constants {
+    ///       const uint8 MODE_A = 1 << 3;
+    ///     };
+    ///     @verbatim (language=\"comment\", text=\"A \\\"quoted\\\" (note)\")
+    ///     struct Sample {
+    ///       double__9 cov;
+    ///       sequence<int32, 4> vals;
+    ///       string<8> tag;
+    ///     };
+    ///   };
+    /// };
+    /// ";
+    /// let registry = Registry::from_ros2idl("my_pkg/msg/Sample", text)?;
+    /// let sample = registry.require(&"my_pkg/msg/Sample".parse::<TypeName>()?)?;
+    /// assert_eq!(sample.canonical_text(), "uint8 MODE_A=8\nfloat64[9] cov\nint32[<=4] vals\nstring<=8 tag\n");
+    /// # Ok::<(), robolog_msg::Error>(())
+    /// ```
+    pub fn from_ros2idl(schema_name: &str, text: &str) -> Result<Registry, Error> {
+        let root = TypeName::parse(schema_name)?;
+        let split = sections::split(text, &["IDL:"]);
+        let mut registry = Registry::new();
+        if split.escaped_newlines {
+            registry.push_warning(Warning::EscapedNewlines);
+        }
+        let mut sections = named_sections(&mut registry, split.sections);
+        for section in &mut sections {
+            section.kind = SectionKind::Idl;
+        }
+        let root_section = if split.top.trim().is_empty() && !sections.is_empty() {
+            let index = root_section_index(&sections, &root);
+            sections.remove(index)
+        } else {
+            Section {
+                kind: SectionKind::Idl,
+                name: root.clone(),
+                text: split.top,
+                first_line: 1,
+            }
+        };
+        let mut idl = parse_idl_sections(std::iter::once(&root_section).chain(&sections));
+        let definitions = idl.next().unwrap_or_else(|| Ok(Vec::new()))?;
+        registry.add_idl_root(&root, definitions)?;
+        registry.add_sections(sections, &[&root], &mut idl)?;
+        registry.add_ros2_builtins();
+        Ok(registry)
+    }
+
+    /// Adds the structs of the root IDL file, and what rosidl derives when the schema names a
+    /// service or action type that the file does not define itself.
+    fn add_idl_root(
+        &mut self,
+        root: &TypeName,
+        definitions: Vec<MessageDefinition>,
+    ) -> Result<(), Error> {
+        for definition in definitions {
+            self.insert_message(definition);
+        }
+        if self.contains(root) {
+            return Ok(());
+        }
+        match root.ros2_interface_kind() {
+            InterfaceKind::Service => {
+                let service = service_of(root);
+                let part = |suffix: &str| {
+                    self.get(&service.sibling(format!("{}{suffix}", service.name())))
+                };
+                if let (Some(request), Some(response)) = (part("_Request"), part("_Response")) {
+                    let service = ServiceDefinition {
+                        name: service.clone(),
+                        dialect: Dialect::Ros2,
+                        request: request.clone(),
+                        response: response.clone(),
+                        source: format!("{}---\n{}", request.source, response.source),
+                    };
+                    self.insert_message(service.event_message());
+                    self.insert_service(service);
+                }
+            }
+            InterfaceKind::Action => {
+                let action = action_of(root);
+                let part =
+                    |suffix: &str| self.get(&action.sibling(format!("{}{suffix}", action.name())));
+                if let (Some(goal), Some(result), Some(feedback)) =
+                    (part("_Goal"), part("_Result"), part("_Feedback"))
+                {
+                    let text = format!(
+                        "{}---\n{}---\n{}",
+                        goal.source, result.source, feedback.source
+                    );
+                    let section = Section {
+                        kind: SectionKind::Action,
+                        name: action.clone(),
+                        text,
+                        first_line: 1,
+                    };
+                    self.add_action_section(&action, &section)?;
+                }
+            }
+            _ => {}
+        }
+        if self.contains(root) {
+            Ok(())
+        } else {
+            Err(Error::MissingType {
+                missing: root.clone(),
+                needed_by: None,
+            })
+        }
+    }
+
     /// Reads a schema of the given MCAP schema encoding: `ros2msg`
-    /// ([`Registry::from_ros2msg`]). Other encodings
+    /// ([`Registry::from_ros2msg`]) or `ros2idl` ([`Registry::from_ros2idl`]). Other encodings
     /// (`""` and `unknown` among them: rosbag2's marks for a missing definition) are
     /// [`Error::UnsupportedSchemaEncoding`]; resolve those from the bundled standard
     /// interfaces instead.
@@ -144,6 +277,7 @@ impl Registry {
     ) -> Result<Registry, Error> {
         match encoding {
             "ros2msg" => Registry::from_ros2msg(schema_name, text),
+            "ros2idl" => Registry::from_ros2idl(schema_name, text),
             other => Err(Error::UnsupportedSchemaEncoding {
                 encoding: other.to_owned(),
             }),
@@ -155,9 +289,6 @@ impl Registry {
     fn add_root(&mut self, root: &TypeName, section: Section) -> Result<(), Error> {
         let separators = dash_lines(&section.text);
         match (root.ros2_interface_kind(), section.kind) {
-            (_, SectionKind::Idl) => {
-                self.add_idl_section(&section, true)?;
-            }
             (InterfaceKind::Service, SectionKind::Message | SectionKind::Service)
                 if separators == 1 =>
             {
@@ -187,6 +318,7 @@ impl Registry {
         &mut self,
         sections: Vec<Section>,
         keep: &[&TypeName],
+        idl: &mut dyn Iterator<Item = Result<Vec<MessageDefinition>, Error>>,
     ) -> Result<(), Error> {
         let sections = drop_superseded(sections);
         let mut seen: HashSet<TypeName> = keep.iter().map(|name| (*name).clone()).collect();
@@ -210,7 +342,18 @@ impl Registry {
                 }),
                 SectionKind::Service => self.add_service_section(&section.name, &section),
                 SectionKind::Action => self.add_action_section(&section.name, &section),
-                SectionKind::Idl => self.add_idl_section(&section, false),
+                SectionKind::Idl => {
+                    idl.next()
+                        .unwrap_or_else(|| Ok(Vec::new()))
+                        .map(|definitions| {
+                            // The first definition of a struct wins.
+                            for definition in definitions {
+                                if !self.contains(&definition.name) {
+                                    self.insert_message(definition);
+                                }
+                            }
+                        })
+                }
             };
             match result {
                 Ok(()) => {}
@@ -244,18 +387,6 @@ impl Registry {
             self.insert_message(service.event_message());
         }
         self.insert_action(action);
-        Ok(())
-    }
-
-    /// Adds every struct of an IDL file. Inside a multi-file schema, a struct already defined
-    /// by an earlier section is left alone (the first definition wins), except for the root.
-    fn add_idl_section(&mut self, section: &Section, is_root: bool) -> Result<(), Error> {
-        let definitions = idl::parse_idl(&section.name, &section.text, section.first_line)?;
-        for definition in definitions {
-            if is_root || !self.contains(&definition.name) {
-                self.insert_message(definition);
-            }
-        }
         Ok(())
     }
 }
@@ -298,6 +429,22 @@ fn root_section_index(sections: &[Section], root: &TypeName) -> usize {
                 .position(|s| s.kind == SectionKind::Service && s.name == service)
         })
         .unwrap_or(0)
+}
+
+/// Parses the IDL sections among `sections` together (they see each other's typedefs and
+/// constants); the results come in the order of the IDL sections.
+fn parse_idl_sections<'a>(
+    sections: impl Iterator<Item = &'a Section>,
+) -> std::vec::IntoIter<Result<Vec<MessageDefinition>, Error>> {
+    let inputs: Vec<idl::IdlInput<'_>> = sections
+        .filter(|s| s.kind == SectionKind::Idl)
+        .map(|s| idl::IdlInput {
+            name: &s.name,
+            text: &s.text,
+            first_line: s.first_line,
+        })
+        .collect();
+    idl::parse_files(&inputs).into_iter()
 }
 
 /// An empty `MSG:` section followed by an `IDL:` section for the same type is what rosbag2

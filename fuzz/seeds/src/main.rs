@@ -44,6 +44,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let msg_bad: Vec<PathBuf> = files(&testdata.join("bad/msg"), &["msgdef", "msg"])?;
 
     copy_all(&corpus.join("msg_parse"), msg.iter().chain(&msg_bad))?;
+    let ros2_schemas: Vec<PathBuf> = files(&testdata.join("msg"), &["ros2msg", "ros2idl"])?;
+    copy_all(&corpus.join("ros2_schema"), &ros2_schemas)?;
     // bz2 chunks that decode to hundreds of kilobytes cost milliseconds per execution (the
     // decoder is instrumented too); the small bz2 bags written below cover that codec.
     let fast_bags: Vec<PathBuf> = bags
