@@ -3,7 +3,7 @@
 #
 # Needs the nightly toolchain, and installs cargo-fuzz when it is missing. Without either it says
 # so and succeeds, since the property tests that stand in for the fuzz targets
-# (tests/robustness.rs, properties.rs, corruption.rs of each format crate) already ran in the
+# (robustness.rs, properties.rs, corruption.rs in each format crate's tests/) already ran in the
 # test suite.
 #
 # A fixed -seed keeps CI runs repeatable. FUZZ_SECONDS (default 10) is the time per target: 11 targets, about 2 minutes of fuzzing plus the build.

@@ -14,7 +14,7 @@
     clippy::print_stdout
 )]
 
-#[path = "../tests/support/conformance.rs"]
+#[path = "../tests/it/support/conformance.rs"]
 mod conformance;
 
 use std::io::Write;

@@ -1,10 +1,12 @@
 //! The hostile files of `testdata/bad/mcap/`: what every reader must make of each (exact error
 //! variant and offset), and that none allocates more than [`HOSTILE_PEAK_BOUND`] on any of them.
-//! The generator is `tests/bad_files/mod.rs`; `tests/hostile_generated.rs` checks the committed
+//! The generator is `tests/it/bad_files/mod.rs`; `tests/it/hostile_generated.rs` checks the committed
 //! files against it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// The generator, shared with `it/hostile_generated.rs`.
+#[path = "it/bad_files/mod.rs"]
 mod bad_files;
 
 use bad_files::{Spec, model};
@@ -16,6 +18,8 @@ use robolog_mcap::{
 use robolog_testkit::alloc::{CountingAllocator, Peak, counting_allocator};
 use robolog_testkit::hostile::{HOSTILE_CHUNK_LIMIT, HOSTILE_PEAK_BOUND, run_corpus};
 
+// A test binary of its own rather than a module of `it/`: this allocator counts every
+// allocation of the process, so the bound holds only if no other test runs beside this one.
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = counting_allocator();
 
@@ -194,7 +198,7 @@ fn expected(name: &str) -> [String; 4] {
             s("1 recovered, 0 lost, 0 unverified"),
         ],
         // Indexed reads leave uncompressed chunks unchecked by default
-        // (`ReadOptions::verify_uncompressed_chunks`; tests/query_chunks.rs).
+        // (`ReadOptions::verify_uncompressed_chunks`; tests/it/query_chunks.rs).
         "chunk-crc-mismatch.mcap" => [
             s("summary, 3 messages"),
             format!("0 messages, then Err CrcMismatch(chunk)@{chunk}"),

@@ -15,6 +15,8 @@ use robolog_mcap::{
     Writer,
 };
 
+// A test binary of its own rather than a module of `it/`: dhat's heap profile covers the whole
+// process, so only the tests of this file may allocate while it runs.
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 

@@ -7,6 +7,8 @@ use robolog_msg::{Error, ParseDialect, Registry, TypeName};
 use robolog_testkit::alloc::{CountingAllocator, Peak, counting_allocator};
 use robolog_testkit::hostile::{HOSTILE_PEAK_BOUND, run_corpus};
 
+// A test binary of its own rather than a module of `it/`: this allocator counts every
+// allocation of the process, so the bound holds only if no other test runs beside this one.
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = counting_allocator();
 

@@ -3,12 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// The generator, shared with `it/hostile_generated.rs`.
+#[path = "it/bad_files/mod.rs"]
 mod bad_files;
 
 use robolog_ros1::{Error, Plan};
 use robolog_testkit::alloc::{CountingAllocator, Peak, counting_allocator};
 use robolog_testkit::hostile::{HOSTILE_PEAK_BOUND, run_corpus};
 
+// A test binary of its own rather than a module of `it/`: this allocator counts every
+// allocation of the process, so the bound holds only if no other test runs beside this one.
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = counting_allocator();
 

@@ -1,5 +1,5 @@
 //! The hostile-input corpus under `testdata/bad/<format>/`: hand-made files, each written by a
-//! generator in the format crate's `tests/hostile.rs`, each with an exact expected error.
+//! generator in the format crate's `tests/it/bad_files/`, each with an exact expected error.
 //!
 //! Each format crate's hostile test does two things with these helpers:
 //! - [`check_generated`]: the committed files are exactly what the generator writes today, and

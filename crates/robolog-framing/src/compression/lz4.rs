@@ -665,7 +665,7 @@ mod tests {
     }
 
     /// The halves path is taken for the frames it is meant for, and not for the others (whose
-    /// output `tests/lz4_halves.rs` checks through the fallback).
+    /// output `tests/it/lz4_halves.rs` checks through the fallback).
     #[test]
     fn only_large_frames_of_independent_blocks_are_split() {
         let big = data(700_000);

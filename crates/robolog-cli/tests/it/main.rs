@@ -1,0 +1,10 @@
+//! The integration tests of robolog-cli: one module per subject, all in this one test binary
+//! (one link, one process for the lot).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod commands;
+mod golden;
+mod interop;
+mod readme;
+mod support;

@@ -1,0 +1,163 @@
+//! `check`: doctor-style problems, with offsets, on valid, damaged and inconsistent files.
+
+use robolog_mcap::{Bytes, McapReader, Severity, WriteOptions, check, check_with, recover};
+
+fn sample(name: &str) -> Vec<u8> {
+    robolog_testkit::testdata::read(format!("samples/{name}"))
+}
+
+fn errors(data: &[u8]) -> Vec<String> {
+    check(data)
+        .into_iter()
+        .filter(|p| p.severity == Severity::Error)
+        .map(|p| p.to_string())
+        .collect()
+}
+
+#[test]
+fn valid_samples_have_no_problems() {
+    for name in [
+        "demo-zstd.mcap",
+        "demo-lz4.mcap",
+        "demo-uncompressed.mcap",
+        "demo-unchunked.mcap",
+    ] {
+        let problems = check(&sample(name));
+        assert!(problems.is_empty(), "{name}: {problems:#?}");
+    }
+}
+
+#[test]
+fn fully_featured_conformance_files_have_no_errors() {
+    for file in robolog_testkit::testdata::files_with_extension("mcap-conformance", ".mcap") {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let full = ["ch-", "chx", "mx", "rch", "rsh", "st"]
+            .iter()
+            .all(|f| name.contains(f));
+        if full || !name.contains("-ch") {
+            let data = std::fs::read(&file).unwrap();
+            assert!(errors(&data).is_empty(), "{name}: {:#?}", errors(&data));
+        }
+    }
+}
+
+#[test]
+fn out_of_order_log_times_warn_or_fail_when_strict() {
+    let data = sample("demo-out-of-order-zstd.mcap");
+    let problems = check(&data);
+    assert!(!problems.is_empty());
+    assert!(
+        problems.iter().all(|p| p.severity == Severity::Warning),
+        "{problems:#?}"
+    );
+    assert!(
+        problems[0]
+            .message
+            .contains("is less than the latest log time"),
+        "{}",
+        problems[0]
+    );
+    let strict = check_with(
+        &data,
+        robolog_mcap::CheckOptions {
+            strict_message_order: true,
+            ..Default::default()
+        },
+    );
+    assert!(strict.iter().any(|p| p.severity == Severity::Error));
+}
+
+#[test]
+fn truncated_file_reports_where_it_ends() {
+    let e = errors(&sample("demo-zstd-truncated.mcap"));
+    assert!(
+        e.iter()
+            .any(|m| m.contains("byte 23287") && m.contains("truncated")),
+        "{e:#?}"
+    );
+    assert!(e.iter().any(|m| m.contains("no DataEnd")), "{e:#?}");
+    assert!(e.iter().any(|m| m.contains("no Footer")), "{e:#?}");
+}
+
+#[test]
+fn damage_is_reported_at_its_offset() {
+    let original = sample("demo-uncompressed.mcap");
+    let reader = McapReader::open(Bytes::from(original.clone())).unwrap();
+    let chunk = reader.summary().chunk_indexes[2].chunk_start_offset;
+
+    // A flipped byte inside an uncompressed chunk: chunk CRC, data-section CRC.
+    let mut data = original.clone();
+    data[chunk as usize + 300] ^= 1;
+    let problems = check(&data);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.offset == chunk && p.message.contains("Chunk CRC mismatch")),
+        "{problems:#?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.message.contains("data section CRC mismatch"))
+    );
+
+    // A summary byte changed: summary CRC.
+    let mut data = original.clone();
+    let stats_at = reader
+        .summary()
+        .summary_offsets
+        .iter()
+        .find(|s| s.group_opcode == 0x0B)
+        .unwrap()
+        .group_start;
+    data[stats_at as usize + 9] ^= 1; // message_count
+    let e = errors(&data);
+    assert!(
+        e.iter().any(|m| m.contains("summary CRC mismatch")),
+        "{e:#?}"
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("Statistics.message_count is 301")),
+        "{e:#?}"
+    );
+}
+
+#[test]
+fn files_we_write_and_recover_are_clean() {
+    for compression in [
+        robolog_mcap::Compression::None,
+        robolog_mcap::Compression::Lz4,
+        robolog_mcap::Compression::Zstd,
+    ] {
+        let opts = WriteOptions::default()
+            .with_compression(compression)
+            .with_chunk_size(Some(2048));
+        let (out, _) = recover(&sample("demo-zstd.mcap"), Vec::new(), opts).unwrap();
+        let problems = check(&out);
+        assert!(problems.is_empty(), "{compression:?}: {problems:#?}");
+    }
+}
+
+#[test]
+fn a_chunk_over_the_limit_is_reported_without_decoding_it() {
+    let bomb = robolog_testkit::testdata::read("bad/mcap/zstd-bomb.mcap");
+    let limited = robolog_mcap::CheckOptions {
+        chunk_limit: 16 << 20,
+        ..Default::default()
+    };
+    let problems = check_with(&bomb, limited);
+    let chunk = problems
+        .iter()
+        .find(|p| p.message.starts_with("Chunk does not decompress"))
+        .unwrap_or_else(|| panic!("{problems:?}"));
+    assert_eq!((chunk.severity, chunk.offset), (Severity::Error, 44));
+    // Under the default 4 GiB limit the honest 64 MiB chunk decodes.
+    let unlimited = check_with(&bomb, robolog_mcap::CheckOptions::default());
+    assert!(
+        !unlimited
+            .iter()
+            .any(|p| p.message.starts_with("Chunk does not decompress")),
+        "{unlimited:?}"
+    );
+}

@@ -1,0 +1,7 @@
+//! `testdata/bad/ros1/` holds exactly what `tests/it/bad_files/mod.rs` generates
+//! (`ROBOLOG_WRITE_BAD=1 cargo test -p robolog-ros1 --test it hostile_generated` rewrites it).
+
+#[test]
+fn committed_files_are_what_the_generator_writes() {
+    robolog_testkit::hostile::check_generated("ros1", &crate::bad_files::generate());
+}

@@ -1,0 +1,12 @@
+//! The integration tests of robolog: one module per subject, all in this one test binary
+//! (one link, one process for the lot).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod check_recover;
+mod convert;
+mod decode;
+mod interop;
+mod open;
+mod robustness;
+mod roundtrip;
