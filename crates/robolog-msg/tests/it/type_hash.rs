@@ -2,8 +2,6 @@
 //! §14 item 18; the hashes rosbag2 recorded in the MCAP files and metadata.yaml of
 //! testdata/rosbag2/).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use std::collections::BTreeMap;
 
 use robolog_msg::{Dialect, Error, Registry, TypeName};

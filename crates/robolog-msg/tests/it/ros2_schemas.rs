@@ -1,8 +1,6 @@
 //! ROS 2 schemas as MCAP and rosbag2 store them (`ros2msg`): sections, service events,
 //! built-in types (ros2-cdr.md §10.1–10.3, §14 item 15).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use robolog_msg::{
     ArrayKind, Dialect, ElementType, Error, PrimitiveType, Registry, SECTION_SEPARATOR, TypeName,
     Value, Warning,

@@ -1,8 +1,6 @@
 //! `ros2idl` schemas: the IDL rosidl generates (ros2-cdr.md §10.4, §14 item 16), read into the
 //! same model as `.msg` texts, and what is outside the subset rejected with its position.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 use robolog_msg::{
     ArrayKind, Dialect, ElementType, Error, PrimitiveType, Registry, SECTION_SEPARATOR,
     SyntaxError, TypeName, Value,
