@@ -1,0 +1,337 @@
+//! Queries over a bag's messages: topics and receive-time range, in time or file order,
+//! merged across split files.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::ops::RangeBounds;
+
+use robolog_framing::{Bytes, Decompressor, InclusiveRange};
+
+use crate::bag::{Bag, Reader};
+use crate::compression::{ZSTD_MAGIC, decompress_message};
+use crate::error::{Error, Result};
+use crate::mcap_storage::McapMessages;
+use crate::metadata::CompressionMode;
+use crate::sqlite::read::Db3Messages;
+use crate::storage::{FileQuery, RawMessage};
+
+/// The order messages come out in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// By receive time; equal times in file order (sqlite rows by id), earlier split files
+    /// first.
+    #[default]
+    LogTime,
+    /// As stored: file after file, each in its own order (sqlite rows by id, MCAP records).
+    File,
+}
+
+/// A message of a bag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// The bag topic id ([`crate::Topic::id`]).
+    pub topic: u32,
+    /// Receive time, ns since the epoch.
+    pub log_time: u64,
+    /// Publish time, ns (MCAP storage; sqlite stores none).
+    pub publish_time: Option<u64>,
+    /// MCAP sequence number (sqlite stores none).
+    pub sequence: Option<u32>,
+    /// The serialized message (CDR), decompressed when the bag is MESSAGE-compressed.
+    pub data: Bytes,
+}
+
+/// Which messages of a [`Bag`] to read; run it with [`Query::iter`].
+#[derive(Debug, Clone)]
+pub struct Query<'b> {
+    bag: &'b Bag,
+    topics: Option<Vec<String>>,
+    topic_ids: Option<Vec<u32>>,
+    range: InclusiveRange,
+    order: Order,
+}
+
+impl<'b> Query<'b> {
+    pub(crate) fn new(bag: &'b Bag) -> Self {
+        Self {
+            bag,
+            topics: None,
+            topic_ids: None,
+            range: InclusiveRange::new(..),
+            order: Order::LogTime,
+        }
+    }
+
+    /// Only these topic names (exact).
+    pub fn topics<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.topics = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Only these topic ids.
+    pub fn topic_ids(mut self, ids: impl IntoIterator<Item = u32>) -> Self {
+        self.topic_ids = Some(ids.into_iter().collect());
+        self
+    }
+
+    /// Only receive times (ns) in `range`. Served by the sqlite timestamp index and the MCAP
+    /// chunk indexes.
+    pub fn time_range(mut self, range: impl RangeBounds<u64>) -> Self {
+        self.range = InclusiveRange::new(range);
+        self
+    }
+
+    /// The order (receive time by default).
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// Runs the query.
+    pub fn iter(self) -> Result<Messages> {
+        let data = &self.bag.inner;
+        let mut wanted: Option<Vec<u32>> = None;
+        if let Some(names) = &self.topics {
+            let ids = data
+                .topics
+                .iter()
+                .filter(|t| names.iter().any(|n| *n == t.metadata.name))
+                .map(|t| t.id);
+            wanted = Some(ids.collect());
+        }
+        if let Some(ids) = &self.topic_ids {
+            wanted = Some(match wanted {
+                Some(w) => w.into_iter().filter(|id| ids.contains(id)).collect(),
+                None => ids.clone(),
+            });
+        }
+        let mut plans = Vec::new();
+        if !self.range.empty && wanted.as_ref().is_none_or(|w| !w.is_empty()) {
+            for (index, file) in data.files.iter().enumerate() {
+                let (Some(start), Some(end)) = (file.info.start_ns, file.info.end_ns) else {
+                    continue;
+                };
+                if end < self.range.first || start > self.range.last {
+                    continue;
+                }
+                let local = wanted.as_ref().map(|w| {
+                    file.topic_map
+                        .iter()
+                        .filter(|(_, id)| w.contains(id))
+                        .map(|(&local, _)| local)
+                        .collect::<Vec<_>>()
+                });
+                if local.as_ref().is_some_and(Vec::is_empty) {
+                    continue;
+                }
+                if let (Some(w), Some(counts)) = (&wanted, &file.topic_counts)
+                    && w.iter().all(|id| counts.get(id).copied().unwrap_or(0) == 0)
+                {
+                    continue;
+                }
+                plans.push((
+                    index,
+                    FileQuery {
+                        topics: local,
+                        start: self.range.first,
+                        end_inclusive: self.range.last,
+                        order: self.order,
+                    },
+                ));
+            }
+        }
+        // Files that follow each other in time are read one after the other; overlapping ones
+        // are merged.
+        let sequential = self.order == Order::File
+            || plans.windows(2).all(|w| {
+                let a = &data.files[w[0].0].info;
+                let b = &data.files[w[1].0].info;
+                a.end_ns <= b.start_ns
+            });
+        let decompress = match data.compression {
+            Some(CompressionMode::Message) => Decompress::Always,
+            Some(_) => Decompress::Never,
+            None => Decompress::WhenMagic,
+        };
+        let mut messages = Messages {
+            bag: self.bag.clone(),
+            plans: plans.into(),
+            sources: Vec::new(),
+            heap: BinaryHeap::new(),
+            sequential,
+            errors_pending: Vec::new(),
+            decompress,
+            decompressor: Decompressor::new(),
+        };
+        if !sequential {
+            messages.start_all()?;
+        }
+        Ok(messages)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decompress {
+    Always,
+    Never,
+    WhenMagic,
+}
+
+enum Source {
+    Sqlite(Db3Messages),
+    Mcap(McapMessages),
+}
+
+impl Iterator for Source {
+    type Item = Result<RawMessage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Source::Sqlite(s) => s.next(),
+            Source::Mcap(s) => s.next(),
+        }
+    }
+}
+
+/// The messages of a [`Query`], in the order asked for. An error is returned in place of the
+/// message it concerns; iteration may go on after it.
+pub struct Messages {
+    bag: Bag,
+    plans: std::collections::VecDeque<(usize, FileQuery)>,
+    /// (file index, source) of the files being read.
+    sources: Vec<(usize, Source)>,
+    /// Merge heap: (log time, source index), with the message waiting.
+    heap: BinaryHeap<Reverse<(u64, usize, Pending)>>,
+    sequential: bool,
+    errors_pending: Vec<Error>,
+    decompress: Decompress,
+    decompressor: Decompressor,
+}
+
+/// A message waiting in the merge heap, ordered by nothing (the key is outside).
+struct Pending(RawMessage);
+
+impl PartialEq for Pending {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, _: &Self) -> std::cmp::Ordering {
+        std::cmp::Ordering::Equal
+    }
+}
+
+impl std::fmt::Debug for Messages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Messages")
+            .field("files_left", &self.plans.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Messages {
+    fn open_source(&self, index: usize, query: &FileQuery) -> Result<Source> {
+        let file = &self.bag.inner.files[index];
+        Ok(match &file.reader {
+            Reader::Sqlite(db) => Source::Sqlite(db.messages(query)?),
+            Reader::Mcap(m) => Source::Mcap(m.messages(query)?),
+        })
+    }
+
+    fn start_all(&mut self) -> Result<()> {
+        let plans: Vec<_> = self.plans.drain(..).collect();
+        for (index, query) in plans {
+            let source = self.open_source(index, &query)?;
+            self.sources.push((index, source));
+        }
+        for i in 0..self.sources.len() {
+            self.refill(i);
+        }
+        Ok(())
+    }
+
+    /// Puts the next message of source `i` into the heap; errors go in with time 0 so that
+    /// they come out at once.
+    fn refill(&mut self, i: usize) {
+        match self.sources[i].1.next() {
+            Some(Ok(m)) => self.heap.push(Reverse((m.log_time, i, Pending(m)))),
+            Some(Err(e)) => self.errors_pending.push(e),
+            None => {}
+        }
+    }
+
+    fn finish(&mut self, index: usize, raw: RawMessage) -> Result<Message> {
+        let file = &self.bag.inner.files[index];
+        let topic = *file.topic_map.get(&raw.local_topic).ok_or_else(|| Error::UnknownTopic {
+            path: file.info.path.clone(),
+            row: raw.row,
+            topic_id: raw.local_topic,
+        })?;
+        let compressed = match self.decompress {
+            Decompress::Always => true,
+            Decompress::Never => false,
+            Decompress::WhenMagic => raw.data.starts_with(&ZSTD_MAGIC),
+        };
+        let data = if compressed {
+            decompress_message(&mut self.decompressor, &raw.data, self.bag.inner.max_message_size)
+                .map_err(|source| Error::Codec {
+                    path: file.info.path.clone(),
+                    what: if raw.row >= 0 {
+                        format!("message row {}", raw.row)
+                    } else {
+                        format!("the message at {} ns", raw.log_time)
+                    },
+                    source,
+                })?
+        } else {
+            raw.data
+        };
+        Ok(Message {
+            topic,
+            log_time: raw.log_time,
+            publish_time: raw.publish_time,
+            sequence: raw.sequence,
+            data,
+        })
+    }
+}
+
+impl Iterator for Messages {
+    type Item = Result<Message>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.errors_pending.pop() {
+            return Some(Err(e));
+        }
+        if self.sequential {
+            loop {
+                if let Some((index, source)) = self.sources.last_mut() {
+                    let index = *index;
+                    match source.next() {
+                        Some(Ok(raw)) => return Some(self.finish(index, raw)),
+                        Some(Err(e)) => return Some(Err(e)),
+                        None => {
+                            self.sources.pop();
+                        }
+                    }
+                }
+                let (index, query) = self.plans.pop_front()?;
+                match self.open_source(index, &query) {
+                    Ok(source) => self.sources.push((index, source)),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+        }
+        let Reverse((_, i, Pending(raw))) = self.heap.pop()?;
+        self.refill(i);
+        let index = self.sources[i].0;
+        Some(self.finish(index, raw))
+    }
+}

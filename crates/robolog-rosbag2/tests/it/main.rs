@@ -1,0 +1,5 @@
+//! Integration tests of robolog-rosbag2.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod recordings;
