@@ -51,11 +51,6 @@ impl Problem {
             message: message.into(),
         }
     }
-
-    pub(crate) fn at(mut self, offset: u64) -> Self {
-        self.offset = Some(offset);
-        self
-    }
 }
 
 impl fmt::Display for Problem {

@@ -1,7 +1,6 @@
 //! What every storage file offers the bag, whatever its storage: its topics, counts and
 //! times, and its messages for a query.
 
-use std::path::PathBuf;
 
 use robolog_framing::Bytes;
 
@@ -120,13 +119,4 @@ impl FileQuery {
     pub(crate) fn is_all_times(&self) -> bool {
         self.start == 0 && self.end_inclusive == u64::MAX
     }
-}
-
-/// The path a storage file is reported under and the one its reader opens (a decompressed
-/// copy for FILE compression).
-#[derive(Debug)]
-pub(crate) struct Located {
-    pub(crate) path: PathBuf,
-    pub(crate) readable: PathBuf,
-    pub(crate) _temp: Option<tempfile::TempPath>,
 }

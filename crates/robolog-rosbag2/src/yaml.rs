@@ -75,10 +75,6 @@ impl<'a, 'y> Node<'a, 'y> {
         self.yaml
     }
 
-    pub(crate) fn path(&self) -> &'a str {
-        self.path
-    }
-
     /// The path of the child `key`.
     pub(crate) fn child_path(&self, key: &str) -> At {
         At {
@@ -149,17 +145,6 @@ impl<'a, 'y> Node<'a, 'y> {
                 .parse()
                 .map_err(|_| self.error(format!("expected an unsigned integer, found {s:?}"))),
             other => Err(self.error(format!("expected an unsigned integer, found {}", kind(other)))),
-        }
-    }
-
-    pub(crate) fn i64(&self) -> Result<i64, YamlError> {
-        match self.yaml {
-            Yaml::Value(Scalar::Integer(i)) => Ok(*i),
-            Yaml::Value(Scalar::String(s)) => s
-                .trim()
-                .parse()
-                .map_err(|_| self.error(format!("expected an integer, found {s:?}"))),
-            other => Err(self.error(format!("expected an integer, found {}", kind(other)))),
         }
     }
 

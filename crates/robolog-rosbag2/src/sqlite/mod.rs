@@ -2,6 +2,7 @@
 //! salvaging files SQLite refuses by walking their pages.
 
 pub(crate) mod read;
+pub(crate) mod write;
 
 use std::path::Path;
 

@@ -36,7 +36,6 @@ pub(crate) struct Db3 {
     pub(crate) db_path: PathBuf,
     pub(crate) immutable: bool,
     pub(crate) schema_version: u32,
-    pub(crate) has_timestamp_index: bool,
     pub(crate) view: FileView,
 }
 
@@ -147,7 +146,6 @@ impl Db3 {
             db_path: db_path.to_path_buf(),
             immutable,
             schema_version,
-            has_timestamp_index,
             view: FileView {
                 topics,
                 ros_distro: distro,
