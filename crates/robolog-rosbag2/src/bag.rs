@@ -146,6 +146,8 @@ impl Topic {
     }
 }
 
+// One per storage file: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Reader {
     Sqlite(Db3),
@@ -297,7 +299,12 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
         let (metadata, source, paths) = directory_files(path, &mut problems)?;
         (BagKind::Directory, metadata, source, paths)
     } else {
-        (BagKind::File, None, MetadataSource::Storage, vec![path.to_path_buf()])
+        (
+            BagKind::File,
+            None,
+            MetadataSource::Storage,
+            vec![path.to_path_buf()],
+        )
     };
 
     let metadata_compression = match &metadata {
@@ -314,12 +321,14 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
         None => None,
     };
     let declared_storage = match &metadata {
-        Some(m) if !m.storage_identifier.is_empty() => Some(
-            StorageId::from_name(&m.storage_identifier).ok_or_else(|| Error::UnsupportedStorage {
-                path: path.to_path_buf(),
-                storage: m.storage_identifier.clone(),
-            })?,
-        ),
+        Some(m) if !m.storage_identifier.is_empty() => {
+            Some(StorageId::from_name(&m.storage_identifier).ok_or_else(|| {
+                Error::UnsupportedStorage {
+                    path: path.to_path_buf(),
+                    storage: m.storage_identifier.clone(),
+                }
+            })?)
+        }
         _ => None,
     };
 
@@ -347,7 +356,11 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
     }
     for f in &files {
         for note in &f.reader.view().notes {
-            problems.push(Problem::new(Severity::Warning, Some(f.info.path.clone()), note.clone()));
+            problems.push(Problem::new(
+                Severity::Warning,
+                Some(f.info.path.clone()),
+                note.clone(),
+            ));
         }
     }
 
@@ -358,9 +371,9 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
         .next_back()
         .and_then(|m| m.compression().ok());
     let any_compressed_file = files.iter().any(|f| f.info.compressed);
-    let compression = metadata_compression.or(stored_compression).or(
-        any_compressed_file.then_some(CompressionMode::File),
-    );
+    let compression = metadata_compression
+        .or(stored_compression)
+        .or(any_compressed_file.then_some(CompressionMode::File));
 
     // Topics: metadata.yaml's order first, then what only the storage files know.
     let mut topics: Vec<Topic> = Vec::new();
@@ -578,8 +591,9 @@ fn directory_files(
         if files.is_empty() {
             return Err(Error::NotABag {
                 path: dir.to_path_buf(),
-                reason: "a directory without metadata.yaml or storage files (<name>_<n>.db3 or .mcap)"
-                    .to_owned(),
+                reason:
+                    "a directory without metadata.yaml or storage files (<name>_<n>.db3 or .mcap)"
+                        .to_owned(),
             });
         }
         problems.push(Problem::new(
@@ -716,20 +730,27 @@ fn head(path: &Path) -> Result<Vec<u8>> {
     Ok(head)
 }
 
-fn open_file(path: &Path, temp_dir: &Path, options: &OpenOptions, kind: BagKind) -> Result<OpenFile> {
+fn open_file(
+    path: &Path,
+    temp_dir: &Path,
+    options: &OpenOptions,
+    kind: BagKind,
+) -> Result<OpenFile> {
     let mut first = head(path)?;
     let mut temp = None;
     let mut readable = path.to_path_buf();
     let compressed = first.starts_with(&ZSTD_MAGIC);
     if compressed {
-        let t = decompress_file(path, temp_dir, options.max_decompressed_file).map_err(|e| match e {
-            FileCodecError::Io(e) => Error::io(path, e),
-            FileCodecError::Codec(source) => Error::Codec {
-                path: path.to_path_buf(),
-                what: "the FILE-compressed storage file".to_owned(),
-                source,
+        let t = decompress_file(path, temp_dir, options.max_decompressed_file).map_err(
+            |e| match e {
+                FileCodecError::Io(e) => Error::io(path, e),
+                FileCodecError::Codec(source) => Error::Codec {
+                    path: path.to_path_buf(),
+                    what: "the FILE-compressed storage file".to_owned(),
+                    source,
+                },
             },
-        })?;
+        )?;
         readable = t.to_path_buf();
         first = head(&readable)?;
         temp = Some(t);

@@ -1,6 +1,7 @@
 //! rosbag2's zstd compression: whole storage files (FILE mode) streamed to and from disk, and
 //! one frame per message (MESSAGE mode).
 
+#[cfg(feature = "zstd")]
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -76,8 +77,9 @@ pub(crate) fn compress_file(src: &Path, dst: &Path) -> Result<(), FileCodecError
     {
         let mut input = std::fs::File::open(src).map_err(FileCodecError::Io)?;
         let output = std::fs::File::create(dst).map_err(FileCodecError::Io)?;
-        let mut encoder = zstd::stream::write::Encoder::new(std::io::BufWriter::new(output), FILE_LEVEL)
-            .map_err(FileCodecError::Io)?;
+        let mut encoder =
+            zstd::stream::write::Encoder::new(std::io::BufWriter::new(output), FILE_LEVEL)
+                .map_err(FileCodecError::Io)?;
         // The decompressed size goes into the frame header, as rosbag2's compressor writes it.
         let len = input.metadata().map_err(FileCodecError::Io)?.len();
         encoder
@@ -98,6 +100,7 @@ pub(crate) fn compress_file(src: &Path, dst: &Path) -> Result<(), FileCodecError
 
 /// Why a file could not be (de)compressed.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "zstd"), allow(dead_code))]
 pub(crate) enum FileCodecError {
     Io(std::io::Error),
     Codec(CodecError),
@@ -119,7 +122,8 @@ pub(crate) fn decompress_message(
                 decompressor.decompress(Compression::Zstd, data, size, limit, &mut out)?;
             }
             _ => {
-                let salvage = decompressor.decompress_partial(Compression::Zstd, data, limit, &mut out);
+                let salvage =
+                    decompressor.decompress_partial(Compression::Zstd, data, limit, &mut out);
                 if let Some(e) = salvage.error {
                     return Err(e);
                 }

@@ -29,11 +29,7 @@ pub(crate) fn candidates(bag: &Path, entry: &str) -> Vec<PathBuf> {
 /// The first candidate that is a file.
 pub(crate) fn resolve(bag: &Path, entry: &str) -> Result<PathBuf, Vec<PathBuf>> {
     let tried = candidates(bag, entry);
-    tried
-        .iter()
-        .find(|p| p.is_file())
-        .cloned()
-        .ok_or(tried)
+    tried.iter().find(|p| p.is_file()).cloned().ok_or(tried)
 }
 
 /// The storage files of a directory without (usable) metadata: names `<anything>_<n>.<ext>`
@@ -107,7 +103,10 @@ mod tests {
         for name in ["b_10.db3", "b_9.db3", "b_0.db3.zstd"] {
             std::fs::remove_file(dir.path().join(name)).unwrap();
         }
-        assert_eq!(scan_directory(dir.path()).unwrap(), [dir.path().join("b.db3")]);
+        assert_eq!(
+            scan_directory(dir.path()).unwrap(),
+            [dir.path().join("b.db3")]
+        );
     }
 
     #[test]

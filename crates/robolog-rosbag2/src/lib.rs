@@ -56,7 +56,9 @@ pub use definition::Definition;
 pub use error::{Error, Result, SqliteFault};
 pub use layout::METADATA_FILE;
 pub use mcap_storage::METADATA_RECORD;
-pub use metadata::{BagMetadata, CompressionMode, FileInformation, TopicInformation, TopicMetadata};
+pub use metadata::{
+    BagMetadata, CompressionMode, FileInformation, TopicInformation, TopicMetadata,
+};
 pub use problem::{Problem, Severity};
 pub use qos::QosProfile;
 pub use query::{Message, Messages, Order, Query};

@@ -104,10 +104,21 @@ impl McapStorage {
         };
         // The chunk indexes are what queries go by; some writers fill the Statistics times
         // wrongly (a Go writer takes a log time of 0 for "unset").
-        let chunk_start = summary.chunk_indexes.iter().map(|c| c.message_start_time).min();
-        let chunk_end = summary.chunk_indexes.iter().map(|c| c.message_end_time).max();
+        let chunk_start = summary
+            .chunk_indexes
+            .iter()
+            .map(|c| c.message_start_time)
+            .min();
+        let chunk_end = summary
+            .chunk_indexes
+            .iter()
+            .map(|c| c.message_end_time)
+            .max();
         if summary.statistics.is_some()
-            && summary.chunk_indexes.iter().all(|c| c.message_start_time <= c.message_end_time)
+            && summary
+                .chunk_indexes
+                .iter()
+                .all(|c| c.message_start_time <= c.message_end_time)
             && let (Some(start), Some(end)) = (chunk_start, chunk_end)
             && counts.message_count > 0
             && (counts.start_ns, counts.end_ns) != (Some(start), Some(end))
@@ -154,7 +165,10 @@ impl McapStorage {
 
 /// The last `rosbag2` metadata record: Jazzy's `serialized_metadata`, or the older
 /// `ROS_DISTRO`-only record.
-fn stored_metadata(reader: &McapReader, notes: &mut Vec<String>) -> (Option<BagMetadata>, Option<String>) {
+fn stored_metadata(
+    reader: &McapReader,
+    notes: &mut Vec<String>,
+) -> (Option<BagMetadata>, Option<String>) {
     let mut result = (None, None);
     for index in reader.metadata_indexes() {
         if index.name != METADATA_RECORD {
@@ -163,7 +177,10 @@ fn stored_metadata(reader: &McapReader, notes: &mut Vec<String>) -> (Option<BagM
         let record = match reader.read_metadata(index) {
             Ok(r) => r,
             Err(e) => {
-                notes.push(format!("the rosbag2 metadata record at byte {} is unreadable: {e}", index.offset));
+                notes.push(format!(
+                    "the rosbag2 metadata record at byte {} is unreadable: {e}",
+                    index.offset
+                ));
                 continue;
             }
         };
@@ -181,7 +198,11 @@ fn stored_metadata(reader: &McapReader, notes: &mut Vec<String>) -> (Option<BagM
             .metadata
             .get(&Cow::Borrowed("ROS_DISTRO"))
             .map(|d| d.to_string())
-            .or_else(|| metadata.as_ref().map(|m: &BagMetadata| m.ros_distro.clone()))
+            .or_else(|| {
+                metadata
+                    .as_ref()
+                    .map(|m: &BagMetadata| m.ros_distro.clone())
+            })
             .filter(|d| !d.is_empty());
         // The last record wins.
         result = (metadata, distro.or(result.1));

@@ -47,8 +47,9 @@ impl McapFileWriter {
             .with_library(library)
             .with_compression(compression)
             .with_chunk_size(Some(CHUNK_SIZE));
-        let writer = robolog_mcap::Writer::new_seekable(BufWriter::with_capacity(1 << 16, file), options)
-            .map_err(|e| Error::mcap(path, e))?;
+        let writer =
+            robolog_mcap::Writer::new_seekable(BufWriter::with_capacity(1 << 16, file), options)
+                .map_err(|e| Error::mcap(path, e))?;
         Ok(Self {
             writer,
             path: path.to_path_buf(),
@@ -101,9 +102,18 @@ impl McapFileWriter {
         Ok(())
     }
 
-    pub(crate) fn write(&mut self, id: u32, log_time: u64, publish_time: u64, data: &[u8]) -> Result<()> {
+    pub(crate) fn write(
+        &mut self,
+        id: u32,
+        log_time: u64,
+        publish_time: u64,
+        data: &[u8],
+    ) -> Result<()> {
         let Some(&channel_id) = self.channels.get(&id) else {
-            return Err(Error::Usage(format!("topic {id} is not registered in {}", self.path.display())));
+            return Err(Error::Usage(format!(
+                "topic {id} is not registered in {}",
+                self.path.display()
+            )));
         };
         self.writer
             .write_message(&robolog_mcap::Message {
@@ -134,7 +144,10 @@ impl McapFileWriter {
                 )]),
             })
             .map_err(|e| Error::mcap(&self.path, e))?;
-        let out = self.writer.finish().map_err(|e| Error::mcap(&self.path, e))?;
+        let out = self
+            .writer
+            .finish()
+            .map_err(|e| Error::mcap(&self.path, e))?;
         let file = out
             .into_inner()
             .map_err(|e| Error::io(&self.path, e.into_error()))?;

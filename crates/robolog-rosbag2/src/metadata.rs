@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-
 use crate::qos::{QosProfile, emit_profiles_list, profiles_from_node, profiles_to_string};
 use crate::yaml::{At, Emitter, Node, YamlError, parse, quote};
 
@@ -126,7 +125,8 @@ impl BagMetadata {
         if let Some((at, v)) = opt("relative_file_paths") {
             let list = at.node(v);
             for (i, item) in list.sequence()?.iter().enumerate() {
-                m.relative_file_paths.push(list.item_path(i).node(item).text()?);
+                m.relative_file_paths
+                    .push(list.item_path(i).node(item).text()?);
             }
         }
         m.duration_ns = nested_u64(node, "duration", "nanoseconds")?.unwrap_or(0);
@@ -188,14 +188,24 @@ impl BagMetadata {
     fn emit(&self, e: &mut Emitter, i: usize) {
         let v = self.version;
         e.scalar(i, false, "version", &v.to_string());
-        e.scalar(i, false, "storage_identifier", &quote(&self.storage_identifier));
+        e.scalar(
+            i,
+            false,
+            "storage_identifier",
+            &quote(&self.storage_identifier),
+        );
         if v < 5 {
             self.emit_paths(e, i);
         }
         e.key(i, false, "duration");
         e.scalar(i + 2, false, "nanoseconds", &self.duration_ns.to_string());
         e.key(i, false, "starting_time");
-        e.scalar(i + 2, false, "nanoseconds_since_epoch", &self.starting_time_ns.to_string());
+        e.scalar(
+            i + 2,
+            false,
+            "nanoseconds_since_epoch",
+            &self.starting_time_ns.to_string(),
+        );
         e.scalar(i, false, "message_count", &self.message_count.to_string());
         if self.topics.is_empty() {
             e.scalar(i, false, "topics_with_message_count", "[]");
@@ -208,7 +218,12 @@ impl BagMetadata {
             let k = j + 2;
             e.scalar(k, false, "name", &quote(&t.topic.name));
             e.scalar(k, false, "type", &quote(&t.topic.type_name));
-            e.scalar(k, false, "serialization_format", &quote(&t.topic.serialization_format));
+            e.scalar(
+                k,
+                false,
+                "serialization_format",
+                &quote(&t.topic.serialization_format),
+            );
             if v >= 9 {
                 emit_profiles_list(e, k, "offered_qos_profiles", &t.topic.offered_qos_profiles);
             } else if v >= 4 {
@@ -216,12 +231,22 @@ impl BagMetadata {
                 e.scalar(k, false, "offered_qos_profiles", &quote_always(&text));
             }
             if v >= 7 {
-                e.scalar(k, false, "type_description_hash", &quote(&t.topic.type_description_hash));
+                e.scalar(
+                    k,
+                    false,
+                    "type_description_hash",
+                    &quote(&t.topic.type_description_hash),
+                );
             }
             e.scalar(j, false, "message_count", &t.message_count.to_string());
         }
         if v >= 3 {
-            e.scalar(i, false, "compression_format", &quote(&self.compression_format));
+            e.scalar(
+                i,
+                false,
+                "compression_format",
+                &quote(&self.compression_format),
+            );
             e.scalar(i, false, "compression_mode", &quote(&self.compression_mode));
         }
         if v >= 5 {
@@ -235,7 +260,12 @@ impl BagMetadata {
                 let j = i + 4;
                 e.scalar(j, true, "path", &quote(&f.path));
                 e.key(j, false, "starting_time");
-                e.scalar(j + 2, false, "nanoseconds_since_epoch", &f.starting_time_ns.to_string());
+                e.scalar(
+                    j + 2,
+                    false,
+                    "nanoseconds_since_epoch",
+                    &f.starting_time_ns.to_string(),
+                );
                 e.key(j, false, "duration");
                 e.scalar(j + 2, false, "nanoseconds", &f.duration_ns.to_string());
                 e.scalar(j, false, "message_count", &f.message_count.to_string());
@@ -277,7 +307,11 @@ impl BagMetadata {
 /// strings, and `""`).
 fn quote_always(s: &str) -> String {
     let q = quote(s);
-    if q.starts_with('"') { q } else { format!("\"{q}\"") }
+    if q.starts_with('"') {
+        q
+    } else {
+        format!("\"{q}\"")
+    }
 }
 
 fn nested_u64(node: Node<'_, '_>, outer: &str, inner: &str) -> Result<Option<u64>, YamlError> {
@@ -441,4 +475,3 @@ impl From<YamlError> for MetadataError {
         }
     }
 }
-

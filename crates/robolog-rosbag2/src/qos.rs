@@ -197,7 +197,9 @@ impl QosProfile {
             let at = node.child_path(&key);
             let value = at.node(value);
             match key.as_str() {
-                "history" => profile.history = policy(value, History::from_number, History::from_name)?,
+                "history" => {
+                    profile.history = policy(value, History::from_number, History::from_name)?
+                }
                 "depth" => profile.depth = value.u64()?,
                 "reliability" => {
                     profile.reliability =
@@ -229,7 +231,12 @@ impl QosProfile {
             EnumStyle::Numbers => number.to_string(),
             EnumStyle::Names => name.to_owned(),
         };
-        e.scalar(indent, true, "history", &text(self.history.number(), self.history.name()));
+        e.scalar(
+            indent,
+            true,
+            "history",
+            &text(self.history.number(), self.history.name()),
+        );
         e.scalar(indent, false, "depth", &self.depth.to_string());
         e.scalar(
             indent,
@@ -252,7 +259,12 @@ impl QosProfile {
             "liveliness",
             &text(self.liveliness.number(), self.liveliness.name()),
         );
-        emit_duration(e, indent, "liveliness_lease_duration", self.liveliness_lease_duration);
+        emit_duration(
+            e,
+            indent,
+            "liveliness_lease_duration",
+            self.liveliness_lease_duration,
+        );
         e.scalar(
             indent,
             false,
@@ -267,7 +279,11 @@ impl QosProfile {
 }
 
 fn emit_duration(e: &mut Emitter, indent: usize, key: &str, d: QosDuration) {
-    let d = if d.is_infinite() { QosDuration::INFINITE } else { d };
+    let d = if d.is_infinite() {
+        QosDuration::INFINITE
+    } else {
+        d
+    };
     e.key(indent, false, key);
     e.scalar(indent + 2, false, "sec", &d.sec.to_string());
     e.scalar(indent + 2, false, "nsec", &d.nsec.to_string());
@@ -297,7 +313,11 @@ fn duration(node: Node<'_, '_>) -> Result<QosDuration, YamlError> {
         sec: field("sec")?,
         nsec: field("nsec")?,
     };
-    Ok(if d.is_infinite() { QosDuration::INFINITE } else { d })
+    Ok(if d.is_infinite() {
+        QosDuration::INFINITE
+    } else {
+        d
+    })
 }
 
 /// Profiles from a YAML node: a list (v9), or a string holding a YAML list (v4–8, sqlite, MCAP
@@ -311,7 +331,9 @@ pub(crate) fn profiles_from_node(node: Node<'_, '_>) -> Result<Vec<QosProfile>, 
     }
     let text = node.text()?;
     profiles_from_str(&text).map_err(|e| match e {
-        YamlError::Syntax { message, .. } => node.error(format!("not a YAML list of QoS profiles: {message}")),
+        YamlError::Syntax { message, .. } => {
+            node.error(format!("not a YAML list of QoS profiles: {message}"))
+        }
         YamlError::Shape { key, message } => node.error(format!("{key}: {message}")),
     })
 }
@@ -352,7 +374,11 @@ fn profiles_from_list(node: Node<'_, '_>) -> Result<Vec<QosProfile>, YamlError> 
 
 /// The profiles as the YAML text sqlite and MCAP store (`""` for none).
 pub fn profiles_to_string(profiles: &[QosProfile], names: bool) -> String {
-    let style = if names { EnumStyle::Names } else { EnumStyle::Numbers };
+    let style = if names {
+        EnumStyle::Names
+    } else {
+        EnumStyle::Numbers
+    };
     let mut e = Emitter::new();
     for p in profiles {
         p.emit(&mut e, 2, style);
@@ -361,7 +387,12 @@ pub fn profiles_to_string(profiles: &[QosProfile], names: bool) -> String {
 }
 
 /// The profiles as a block list under a key at `indent` (metadata v9).
-pub(crate) fn emit_profiles_list(e: &mut Emitter, indent: usize, key: &str, profiles: &[QosProfile]) {
+pub(crate) fn emit_profiles_list(
+    e: &mut Emitter,
+    indent: usize,
+    key: &str,
+    profiles: &[QosProfile],
+) {
     if profiles.is_empty() {
         e.scalar(indent, false, key, "[]");
         return;
@@ -391,7 +422,10 @@ mod tests {
         assert_eq!(p.deadline, QosDuration::INFINITE);
         assert_eq!(p.lifespan, QosDuration::default());
         let names = profiles_to_string(&numbers, true);
-        assert!(names.starts_with("- history: unknown\n  depth: 0\n  reliability: reliable\n"), "{names}");
+        assert!(
+            names.starts_with("- history: unknown\n  depth: 0\n  reliability: reliable\n"),
+            "{names}"
+        );
         assert_eq!(parse_profiles(&names).unwrap(), numbers);
         let again = profiles_to_string(&numbers, false);
         assert_eq!(parse_profiles(&again).unwrap(), numbers);
@@ -400,6 +434,10 @@ mod tests {
         assert_eq!(parse_profiles(&mixed).unwrap(), [p, p]);
         assert_eq!(parse_profiles("").unwrap(), []);
         assert_eq!(parse_profiles("[]").unwrap(), []);
-        assert!(parse_profiles("- history: 9").unwrap_err().contains("unknown policy number 9"));
+        assert!(
+            parse_profiles("- history: 9")
+                .unwrap_err()
+                .contains("unknown policy number 9")
+        );
     }
 }

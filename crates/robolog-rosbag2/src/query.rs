@@ -95,7 +95,7 @@ impl<'b> Query<'b> {
             let ids = data
                 .topics
                 .iter()
-                .filter(|t| names.iter().any(|n| *n == t.metadata.name))
+                .filter(|t| names.contains(&t.metadata.name))
                 .map(|t| t.id);
             wanted = Some(ids.collect());
         }
@@ -269,27 +269,34 @@ impl Messages {
 
     fn finish(&mut self, index: usize, raw: RawMessage) -> Result<Message> {
         let file = &self.bag.inner.files[index];
-        let topic = *file.topic_map.get(&raw.local_topic).ok_or_else(|| Error::UnknownTopic {
-            path: file.info.path.clone(),
-            row: raw.row,
-            topic_id: raw.local_topic,
-        })?;
+        let topic = *file
+            .topic_map
+            .get(&raw.local_topic)
+            .ok_or_else(|| Error::UnknownTopic {
+                path: file.info.path.clone(),
+                row: raw.row,
+                topic_id: raw.local_topic,
+            })?;
         let compressed = match self.decompress {
             Decompress::Always => true,
             Decompress::Never => false,
             Decompress::WhenMagic => raw.data.starts_with(&ZSTD_MAGIC),
         };
         let data = if compressed {
-            decompress_message(&mut self.decompressor, &raw.data, self.bag.inner.max_message_size)
-                .map_err(|source| Error::Codec {
-                    path: file.info.path.clone(),
-                    what: if raw.row >= 0 {
-                        format!("message row {}", raw.row)
-                    } else {
-                        format!("the message at {} ns", raw.log_time)
-                    },
-                    source,
-                })?
+            decompress_message(
+                &mut self.decompressor,
+                &raw.data,
+                self.bag.inner.max_message_size,
+            )
+            .map_err(|source| Error::Codec {
+                path: file.info.path.clone(),
+                what: if raw.row >= 0 {
+                    format!("message row {}", raw.row)
+                } else {
+                    format!("the message at {} ns", raw.log_time)
+                },
+                source,
+            })?
         } else {
             raw.data
         };

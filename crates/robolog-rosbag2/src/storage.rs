@@ -1,7 +1,6 @@
 //! What every storage file offers the bag, whatever its storage: its topics, counts and
 //! times, and its messages for a query.
 
-
 use robolog_framing::Bytes;
 
 use crate::definition::Definition;

@@ -109,6 +109,8 @@ impl WriteOptions {
     }
 }
 
+// One per bag: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum FileWriter {
     Sqlite(Db3Writer),
@@ -238,7 +240,10 @@ impl Writer {
     /// Adds a topic and returns its id for [`Writer::write`]. Names must be unique.
     pub fn add_topic(&mut self, metadata: TopicMetadata, definition: Definition) -> Result<u32> {
         if self.topics.iter().any(|t| t.metadata.name == metadata.name) {
-            return Err(Error::Usage(format!("topic {} was added twice", metadata.name)));
+            return Err(Error::Usage(format!(
+                "topic {} was added twice",
+                metadata.name
+            )));
         }
         self.topics.push(WriterTopic {
             metadata,
@@ -327,7 +332,11 @@ impl Writer {
     }
 
     fn open_file(&mut self, _first_time: u64) -> Result<()> {
-        let name = storage_file_name(&self.target, self.files.len(), self.options.storage.extension());
+        let name = storage_file_name(
+            &self.target,
+            self.files.len(),
+            self.options.storage.extension(),
+        );
         let path = self.temp.join(&name);
         let mut writer = match self.options.storage {
             StorageId::Sqlite3 => FileWriter::Sqlite(Db3Writer::create(
@@ -492,7 +501,8 @@ fn check_target(target: &Path) -> Result<()> {
             } else {
                 Err(Error::Output {
                     path: target.to_path_buf(),
-                    message: "exists and is not empty: a bag is written into a new directory".to_owned(),
+                    message: "exists and is not empty: a bag is written into a new directory"
+                        .to_owned(),
                 })
             }
         }

@@ -121,7 +121,12 @@ impl<'a, 'y> Node<'a, 'y> {
         match self.yaml {
             Yaml::Mapping(map) => map
                 .iter()
-                .map(|(k, v)| Ok((scalar_text(k).ok_or_else(|| self.error("a key that is not a scalar"))?, v)))
+                .map(|(k, v)| {
+                    Ok((
+                        scalar_text(k).ok_or_else(|| self.error("a key that is not a scalar"))?,
+                        v,
+                    ))
+                })
                 .collect(),
             other => Err(self.error(format!("expected a mapping, found {}", kind(other)))),
         }
@@ -144,7 +149,10 @@ impl<'a, 'y> Node<'a, 'y> {
                 .trim()
                 .parse()
                 .map_err(|_| self.error(format!("expected an unsigned integer, found {s:?}"))),
-            other => Err(self.error(format!("expected an unsigned integer, found {}", kind(other)))),
+            other => Err(self.error(format!(
+                "expected an unsigned integer, found {}",
+                kind(other)
+            ))),
         }
     }
 
@@ -219,7 +227,8 @@ impl Emitter {
             self.out.push('\n');
         }
         if item {
-            self.out.extend(std::iter::repeat_n(' ', indent.saturating_sub(2)));
+            self.out
+                .extend(std::iter::repeat_n(' ', indent.saturating_sub(2)));
             self.out.push_str("- ");
         } else {
             self.out.extend(std::iter::repeat_n(' ', indent));
@@ -297,14 +306,28 @@ mod tests {
     #[test]
     fn quoting_keeps_every_string_what_it_was() {
         for s in [
-            "", "/chatter", "std_msgs/msg/String", "9", "true", "~", "a: b", "x\"y\\z", "line\nbreak",
-            "-", "RIHS01_00ff", "ünïcode", "\u{1}",
+            "",
+            "/chatter",
+            "std_msgs/msg/String",
+            "9",
+            "true",
+            "~",
+            "a: b",
+            "x\"y\\z",
+            "line\nbreak",
+            "-",
+            "RIHS01_00ff",
+            "ünïcode",
+            "\u{1}",
         ] {
             let text = format!("k: {}", quote(s));
             let doc = parse(&text).unwrap();
             let at = At::root();
             let root = at.node(&doc);
-            let value = root.get("k").map(|v| at.node(v).text().unwrap()).unwrap_or_default();
+            let value = root
+                .get("k")
+                .map(|v| at.node(v).text().unwrap())
+                .unwrap_or_default();
             assert_eq!(value, s, "{text}");
         }
         assert_eq!(quote("/chatter"), "/chatter");

@@ -30,6 +30,8 @@ pub(crate) fn uri(path: &Path, immutable: bool) -> String {
 pub(crate) fn connect(path: &Path, immutable: bool) -> rusqlite::Result<Connection> {
     Connection::open_with_flags(
         uri(path, immutable),
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
 }

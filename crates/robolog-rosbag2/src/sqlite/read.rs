@@ -68,11 +68,17 @@ impl Db3 {
                     notes.push(format!(
                         "the -wal file beside it cannot be read ({e}): opened without it, so messages only in the -wal are missing"
                     ));
-                    (connect(db_path, true).map_err(|e| Error::sqlite(path, &e))?, true)
+                    (
+                        connect(db_path, true).map_err(|e| Error::sqlite(path, &e))?,
+                        true,
+                    )
                 }
             }
         } else {
-            (connect(db_path, true).map_err(|e| Error::sqlite(path, &e))?, true)
+            (
+                connect(db_path, true).map_err(|e| Error::sqlite(path, &e))?,
+                true,
+            )
         };
         let sq = |e: rusqlite::Error| Error::sqlite(path, &e);
 
@@ -161,7 +167,8 @@ impl Db3 {
         if self.view.counts.per_topic.is_some() {
             return Ok(());
         }
-        let conn = connect(&self.db_path, self.immutable).map_err(|e| Error::sqlite(&self.path, &e))?;
+        let conn =
+            connect(&self.db_path, self.immutable).map_err(|e| Error::sqlite(&self.path, &e))?;
         let sq = |e: rusqlite::Error| Error::sqlite(&self.path, &e);
         let mut stmt = conn
             .prepare("SELECT topic_id, COUNT(*) FROM messages GROUP BY topic_id")
@@ -255,8 +262,16 @@ fn read_topics(
     let has_hash = topics_sql.contains("type_description_hash");
     let sql = format!(
         "SELECT id, name, type, serialization_format, {}, {} FROM topics ORDER BY id",
-        if has_qos { "offered_qos_profiles" } else { "''" },
-        if has_hash { "type_description_hash" } else { "''" },
+        if has_qos {
+            "offered_qos_profiles"
+        } else {
+            "''"
+        },
+        if has_hash {
+            "type_description_hash"
+        } else {
+            "''"
+        },
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query([])?;
@@ -271,7 +286,9 @@ fn read_topics(
         let offered_qos_profiles = match parse_profiles(&qos_text) {
             Ok(p) => p,
             Err(e) => {
-                notes.push(format!("topic {name}: offered_qos_profiles unreadable ({e}); read as none"));
+                notes.push(format!(
+                    "topic {name}: offered_qos_profiles unreadable ({e}); read as none"
+                ));
                 Vec::new()
             }
         };
@@ -316,13 +333,15 @@ fn read_stored_metadata(
             rusqlite::Error::QueryReturnedNoRows => Ok(None),
             e => Err(e),
         })?;
-    Ok(row.and_then(|text| match BagMetadata::from_serialized(&text) {
-        Ok(m) => Some(m),
-        Err(e) => {
-            notes.push(format!("the metadata table's last row is unreadable: {e}"));
-            None
-        }
-    }))
+    Ok(
+        row.and_then(|text| match BagMetadata::from_serialized(&text) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                notes.push(format!("the metadata table's last row is unreadable: {e}"));
+                None
+            }
+        }),
+    )
 }
 
 /// Message count and time range, from the timestamp index when there is one.
@@ -365,21 +384,26 @@ fn run_query(
         let mut data = Vec::new();
         while let Some(row) = rows.next().map_err(sq)? {
             let id = row.get_ref(0).map_err(sq)?.as_i64().unwrap_or(-1);
-            let topic = row
-                .get_ref(1)
-                .map_err(sq)?
-                .as_i64()
-                .map_err(|_| Error::db3(path, format!("message row {id}: topic_id is not an integer")))?;
-            let timestamp = row
-                .get_ref(2)
-                .map_err(sq)?
-                .as_i64()
-                .map_err(|_| Error::db3(path, format!("message row {id}: timestamp is not an integer")))?;
+            let topic = row.get_ref(1).map_err(sq)?.as_i64().map_err(|_| {
+                Error::db3(
+                    path,
+                    format!("message row {id}: topic_id is not an integer"),
+                )
+            })?;
+            let timestamp = row.get_ref(2).map_err(sq)?.as_i64().map_err(|_| {
+                Error::db3(
+                    path,
+                    format!("message row {id}: timestamp is not an integer"),
+                )
+            })?;
             let bytes = match row.get_ref(3).map_err(sq)? {
                 ValueRef::Blob(b) | ValueRef::Text(b) => b,
                 ValueRef::Null => &[][..],
                 _ => {
-                    return Err(Error::db3(path, format!("message row {id}: data is not a blob")));
+                    return Err(Error::db3(
+                        path,
+                        format!("message row {id}: data is not a blob"),
+                    ));
                 }
             };
             let at = data.len();

@@ -54,15 +54,19 @@ impl Db3Writer {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(sq)?;
-        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())).map_err(sq)?;
-        conn.execute_batch("PRAGMA synchronous=NORMAL;").map_err(sq)?;
+        conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+            .map_err(sq)?;
+        conn.execute_batch("PRAGMA synchronous=NORMAL;")
+            .map_err(sq)?;
         conn.execute_batch(SCHEMA).map_err(sq)?;
         conn.execute(
             "INSERT INTO schema (schema_version, ros_distro) VALUES (4, ?1)",
             params![ros_distro],
         )
         .map_err(sq)?;
-        let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).map_err(sq)?;
+        let page_size: i64 = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(sq)?;
         let mut writer = Self {
             conn,
             path: path.to_path_buf(),
@@ -118,7 +122,9 @@ impl Db3Writer {
             .map_err(|e| self.sq(e))?;
         let local = self.conn.last_insert_rowid();
         self.topics.insert(id, local);
-        let key = definition_key(&topic.type_name).unwrap_or(&topic.type_name).to_owned();
+        let key = definition_key(&topic.type_name)
+            .unwrap_or(&topic.type_name)
+            .to_owned();
         if self.definitions.insert(key.clone()) {
             let (encoding, text) = match definition {
                 Definition::Stored { encoding, text } => (encoding.as_str(), text.as_str()),
@@ -137,7 +143,10 @@ impl Db3Writer {
 
     pub(crate) fn write(&mut self, id: u32, log_time: u64, data: &[u8]) -> Result<()> {
         let Some(&local) = self.topics.get(&id) else {
-            return Err(Error::Usage(format!("topic {id} is not registered in {}", self.path.display())));
+            return Err(Error::Usage(format!(
+                "topic {id} is not registered in {}",
+                self.path.display()
+            )));
         };
         let timestamp = i64::try_from(log_time).map_err(|_| {
             Error::Usage(format!(
@@ -194,7 +203,9 @@ impl Db3Writer {
             .query_row("PRAGMA journal_mode=DELETE", [], |_| Ok(()))
             .map_err(|e| self.sq(e))?;
         let path = self.path.clone();
-        self.conn.close().map_err(|(_, e)| Error::sqlite(&path, &e))?;
+        self.conn
+            .close()
+            .map_err(|(_, e)| Error::sqlite(&path, &e))?;
         Ok(())
     }
 }

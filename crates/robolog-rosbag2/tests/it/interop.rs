@@ -56,7 +56,11 @@ fn ours(bag: &Bag) -> Vec<Row> {
         .unwrap()
         .map(|m| {
             let m = m.unwrap();
-            (bag.topic(m.topic).unwrap().name().to_owned(), m.log_time, hex(&m.data))
+            (
+                bag.topic(m.topic).unwrap().name().to_owned(),
+                m.log_time,
+                hex(&m.data),
+            )
         })
         .collect();
     assert!(rows.windows(2).all(|w| w[0].1 <= w[1].1));
@@ -71,7 +75,9 @@ fn canonical(mut rows: Vec<Row>) -> Vec<Row> {
 
 #[test]
 fn the_upstream_recordings_read_as_rosbags_reads_them() {
-    let Some(python) = interop::python() else { return };
+    let Some(python) = interop::python() else {
+        return;
+    };
     for path in [
         "sqlite3-talker",
         "mcap-talker",
@@ -84,15 +90,25 @@ fn the_upstream_recordings_read_as_rosbags_reads_them() {
         "files/topics_and_services.mcap",
     ] {
         let full = testdata::path("rosbag2").join(path);
-        let out = interop::run(&python, &script(), &[OsStr::new("read"), full.as_os_str(), OsStr::new("--files")])
-            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let out = interop::run(
+            &python,
+            &script(),
+            &[OsStr::new("read"), full.as_os_str(), OsStr::new("--files")],
+        )
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
         let (count, mut topics, rows) = parse(&out);
         let bag = Bag::open(&full).unwrap();
         assert_eq!(bag.message_count(), count, "{path}");
         let mut mine: Vec<(String, String, u64)> = bag
             .topics()
             .iter()
-            .map(|t| (t.name().to_owned(), t.type_name().to_owned(), t.message_count))
+            .map(|t| {
+                (
+                    t.name().to_owned(),
+                    t.type_name().to_owned(),
+                    t.message_count,
+                )
+            })
             .collect();
         mine.sort();
         topics.sort();
@@ -104,7 +120,9 @@ fn the_upstream_recordings_read_as_rosbags_reads_them() {
 
 #[test]
 fn bags_rosbags_writes_read_equal_to_what_it_wrote() {
-    let Some(python) = interop::python() else { return };
+    let Some(python) = interop::python() else {
+        return;
+    };
     let mut seed = 0;
     for storage in ["sqlite3", "mcap"] {
         for version in 5..=9 {
@@ -134,7 +152,11 @@ fn bags_rosbags_writes_read_equal_to_what_it_wrote() {
                 assert_eq!(bag.metadata().unwrap().version, version, "{what}");
                 assert_eq!(
                     bag.storage(),
-                    if storage == "mcap" { StorageId::Mcap } else { StorageId::Sqlite3 }
+                    if storage == "mcap" {
+                        StorageId::Mcap
+                    } else {
+                        StorageId::Sqlite3
+                    }
                 );
                 assert_eq!(bag.message_count(), written.len() as u64, "{what}");
                 assert_eq!(bag.topics().len(), 3, "{what}");
@@ -149,7 +171,9 @@ fn bags_rosbags_writes_read_equal_to_what_it_wrote() {
 
 #[test]
 fn bags_we_write_read_in_rosbags_equal_to_their_source() {
-    let Some(python) = interop::python() else { return };
+    let Some(python) = interop::python() else {
+        return;
+    };
     let messages = sample_messages(300);
     let source: Vec<Row> = messages
         .iter()
@@ -160,7 +184,11 @@ fn bags_we_write_read_in_rosbags_equal_to_their_source() {
             for version in [5, 9] {
                 let dir = tempfile::tempdir().unwrap();
                 let path = dir.path().join("bag");
-                let max = if name.starts_with("sqlite3") { 50_000 } else { 20_000 };
+                let max = if name.starts_with("sqlite3") {
+                    50_000
+                } else {
+                    20_000
+                };
                 let mut options = options.clone().metadata_version(version);
                 if split {
                     options = options.max_file_size(max);

@@ -83,7 +83,11 @@ const RECORDINGS: &[Expected] = &[
         &[
             ("/rosout", "rcl_interfaces/msg/Log", 0),
             ("/parameter_events", "rcl_interfaces/msg/ParameterEvent", 7),
-            ("/events/write_split", "rosbag2_interfaces/msg/WriteSplitEvent", 0),
+            (
+                "/events/write_split",
+                "rosbag2_interfaces/msg/WriteSplitEvent",
+                0,
+            ),
         ],
     ),
     (
@@ -106,7 +110,11 @@ const RECORDINGS: &[Expected] = &[
         Some(1_697_522_388_973_342_699),
         &[
             ("/parameter_events", "rcl_interfaces/msg/ParameterEvent", 7),
-            ("/events/write_split", "rosbag2_interfaces/msg/WriteSplitEvent", 0),
+            (
+                "/events/write_split",
+                "rosbag2_interfaces/msg/WriteSplitEvent",
+                0,
+            ),
             (
                 "/add_two_ints2/_service_event",
                 "example_interfaces/srv/AddTwoInts_Event",
@@ -129,7 +137,11 @@ const RECORDINGS: &[Expected] = &[
         &[
             ("/rosout", "rcl_interfaces/msg/Log", 0),
             ("/parameter_events", "rcl_interfaces/msg/ParameterEvent", 7),
-            ("/events/write_split", "rosbag2_interfaces/msg/WriteSplitEvent", 0),
+            (
+                "/events/write_split",
+                "rosbag2_interfaces/msg/WriteSplitEvent",
+                0,
+            ),
             (
                 "/add_two_ints2/_service_event",
                 "example_interfaces/srv/AddTwoInts_Event",
@@ -147,7 +159,8 @@ const RECORDINGS: &[Expected] = &[
 #[test]
 fn every_recording_reads_with_its_counts_times_and_topics() {
     for &(path, storage, count, start, end, topics) in RECORDINGS {
-        let bag = Bag::open(testdata::path("rosbag2").join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let bag = Bag::open(testdata::path("rosbag2").join(path))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(bag.storage(), storage, "{path}");
         assert_eq!(bag.message_count(), count, "{path}");
         assert_eq!((bag.start_ns(), bag.end_ns()), (start, end), "{path}");
@@ -170,10 +183,22 @@ fn every_recording_reads_with_its_counts_times_and_topics() {
             assert_eq!(warnings, Vec::<String>::new(), "{path}");
         }
         let lone = path.starts_with("files/");
-        assert_eq!(bag.kind(), if lone { BagKind::File } else { BagKind::Directory }, "{path}");
+        assert_eq!(
+            bag.kind(),
+            if lone {
+                BagKind::File
+            } else {
+                BagKind::Directory
+            },
+            "{path}"
+        );
         assert_eq!(
             *bag.metadata_source(),
-            if lone { MetadataSource::Storage } else { MetadataSource::File },
+            if lone {
+                MetadataSource::Storage
+            } else {
+                MetadataSource::File
+            },
             "{path}"
         );
 
@@ -185,7 +210,10 @@ fn every_recording_reads_with_its_counts_times_and_topics() {
             .collect::<Result<_, _>>()
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(messages.len() as u64, count, "{path}");
-        assert!(messages.windows(2).all(|w| w[0].log_time <= w[1].log_time), "{path}");
+        assert!(
+            messages.windows(2).all(|w| w[0].log_time <= w[1].log_time),
+            "{path}"
+        );
         assert_eq!(messages.first().map(|m| m.log_time), start, "{path}");
         assert_eq!(messages.last().map(|m| m.log_time), end, "{path}");
         for t in bag.topics() {
@@ -193,7 +221,10 @@ fn every_recording_reads_with_its_counts_times_and_topics() {
             assert_eq!(n, t.message_count, "{path} {}", t.name());
         }
         // CDR: every payload starts with an encapsulation header.
-        assert!(messages.iter().all(|m| m.data.len() >= 4 && m.data[0] == 0), "{path}");
+        assert!(
+            messages.iter().all(|m| m.data.len() >= 4 && m.data[0] == 0),
+            "{path}"
+        );
     }
 }
 
@@ -202,7 +233,11 @@ fn definitions_come_from_message_definitions_or_mcap_schemas() {
     let bag = Bag::open(testdata::path("rosbag2/files/topics_and_services.db3")).unwrap();
     assert_eq!(bag.files()[0].sqlite_schema_version, Some(4));
     assert_eq!(bag.ros_distro(), Some("rolling"));
-    let service = bag.topics().iter().find(|t| t.name() == "/add_two_ints/_service_event").unwrap();
+    let service = bag
+        .topics()
+        .iter()
+        .find(|t| t.name() == "/add_two_ints/_service_event")
+        .unwrap();
     assert!(service.is_service_event());
     let (encoding, text) = service.definition.stored().unwrap();
     assert_eq!(encoding, "ros2msg");
@@ -211,7 +246,11 @@ fn definitions_come_from_message_definitions_or_mcap_schemas() {
     // Humble-era sqlite (schema 2): no place for definitions.
     let bag = Bag::open(testdata::path("rosbag2/sqlite3-convert_b")).unwrap();
     assert_eq!(bag.files()[0].sqlite_schema_version, Some(2));
-    assert!(bag.topics().iter().all(|t| t.definition == Definition::NotStored));
+    assert!(
+        bag.topics()
+            .iter()
+            .all(|t| t.definition == Definition::NotStored)
+    );
 
     let bag = Bag::open(testdata::path("rosbag2/mcap-talker")).unwrap();
     let topic = bag.topics().iter().find(|t| t.name() == "/topic").unwrap();
@@ -224,7 +263,12 @@ fn definitions_come_from_message_definitions_or_mcap_schemas() {
 fn topic_and_time_queries() {
     for path in ["sqlite3-talker", "mcap-talker"] {
         let bag = Bag::open(testdata::path("rosbag2").join(path)).unwrap();
-        let topic = bag.topics().iter().find(|t| t.name() == "/rosout").unwrap().id;
+        let topic = bag
+            .topics()
+            .iter()
+            .find(|t| t.name() == "/rosout")
+            .unwrap()
+            .id;
         let all: Vec<u64> = bag
             .messages()
             .topics(["/rosout"])
@@ -242,10 +286,17 @@ fn topic_and_time_queries() {
             .unwrap()
             .map(|m| m.unwrap())
             .collect();
-        assert_eq!(some.iter().map(|m| m.log_time).collect::<Vec<_>>(), all[2..6], "{path}");
+        assert_eq!(
+            some.iter().map(|m| m.log_time).collect::<Vec<_>>(),
+            all[2..6],
+            "{path}"
+        );
         assert!(some.iter().all(|m| m.topic == topic));
         let file_order = bag.messages().order(Order::File).iter().unwrap().count();
         assert_eq!(file_order, 20);
-        assert_eq!(bag.messages().topics(["/nothing"]).iter().unwrap().count(), 0);
+        assert_eq!(
+            bag.messages().topics(["/nothing"]).iter().unwrap().count(),
+            0
+        );
     }
 }

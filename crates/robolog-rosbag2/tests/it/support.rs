@@ -23,8 +23,8 @@ pub(crate) fn string_topic(name: &str) -> TopicMetadata {
         type_name: "std_msgs/msg/String".to_owned(),
         serialization_format: "cdr".to_owned(),
         offered_qos_profiles: vec![QosProfile::latched()],
-        type_description_hash: "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
-            .to_owned(),
+        type_description_hash:
+            "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18".to_owned(),
     }
 }
 
@@ -56,8 +56,12 @@ pub(crate) fn write_bag(
 ) -> robolog_rosbag2::BagMetadata {
     let mut writer = Writer::create(path, options).unwrap();
     let ids = [
-        writer.add_topic(string_topic("/chatter"), string_definition()).unwrap(),
-        writer.add_topic(string_topic("/other"), string_definition()).unwrap(),
+        writer
+            .add_topic(string_topic("/chatter"), string_definition())
+            .unwrap(),
+        writer
+            .add_topic(string_topic("/other"), string_definition())
+            .unwrap(),
     ];
     for (topic, time, data) in messages {
         writer.write(ids[*topic], *time, data).unwrap();
@@ -85,7 +89,11 @@ pub(crate) fn read_all(bag: &Bag) -> Vec<(String, u64, Vec<u8>)> {
 pub(crate) fn all_layouts() -> Vec<(&'static str, WriteOptions)> {
     let mut out = Vec::new();
     for storage in [StorageId::Sqlite3, StorageId::Mcap] {
-        for mode in [CompressionMode::None, CompressionMode::File, CompressionMode::Message] {
+        for mode in [
+            CompressionMode::None,
+            CompressionMode::File,
+            CompressionMode::Message,
+        ] {
             let name = match (storage, mode) {
                 (StorageId::Sqlite3, CompressionMode::None) => "sqlite3",
                 (StorageId::Sqlite3, CompressionMode::File) => "sqlite3-file",

@@ -10,7 +10,7 @@ fn every_layout_reads_back_equal_to_what_was_written() {
     let messages = sample_messages(300);
     let mut expected: Vec<(String, u64, Vec<u8>)> = messages
         .iter()
-        .map(|(t, time, d)| ([ "/chatter", "/other"][*t].to_owned(), *time, d.clone()))
+        .map(|(t, time, d)| (["/chatter", "/other"][*t].to_owned(), *time, d.clone()))
         .collect();
     // Time order, equal times in write order.
     expected.sort_by_key(|m| m.1);
@@ -26,27 +26,55 @@ fn every_layout_reads_back_equal_to_what_was_written() {
                 (false, false) => 20_000,
                 (false, true) => 4_000,
             };
-            let options = if split { options.clone().max_file_size(max) } else { options.clone() };
+            let options = if split {
+                options.clone().max_file_size(max)
+            } else {
+                options.clone()
+            };
             let metadata = write_bag(&path, options, &messages);
             let bag = Bag::open(&path).unwrap();
             let what = format!("{name}, split {split}");
-            assert_eq!(*bag.metadata_source(), MetadataSource::File, "{what}: {:?}", bag.problems());
+            assert_eq!(
+                *bag.metadata_source(),
+                MetadataSource::File,
+                "{what}: {:?}",
+                bag.problems()
+            );
             assert!(bag.problems().is_empty(), "{what}: {:?}", bag.problems());
             assert_eq!(read_all(&bag), expected, "{what}");
             assert_eq!(bag.message_count(), 300);
             assert_eq!(metadata.message_count, 300);
-            assert_eq!(metadata.topics.iter().map(|t| t.message_count).collect::<Vec<_>>(), [200, 100]);
+            assert_eq!(
+                metadata
+                    .topics
+                    .iter()
+                    .map(|t| t.message_count)
+                    .collect::<Vec<_>>(),
+                [200, 100]
+            );
             let files = bag.files();
             if split {
-                assert!((3..10).contains(&files.len()), "{what}: {} files", files.len());
+                assert!(
+                    (3..10).contains(&files.len()),
+                    "{what}: {} files",
+                    files.len()
+                );
             } else {
                 assert_eq!(files.len(), 1, "{what}");
             }
             let file_mode = name.ends_with("-file");
             for (i, f) in files.iter().enumerate() {
-                let ext = if name.starts_with("sqlite3") { "db3" } else { "mcap" };
+                let ext = if name.starts_with("sqlite3") {
+                    "db3"
+                } else {
+                    "mcap"
+                };
                 let want = format!("bag_{i}.{ext}{}", if file_mode { ".zstd" } else { "" });
-                assert_eq!(f.path.file_name().unwrap().to_str().unwrap(), want, "{what}");
+                assert_eq!(
+                    f.path.file_name().unwrap().to_str().unwrap(),
+                    want,
+                    "{what}"
+                );
                 assert_eq!(f.compressed, file_mode);
                 assert_eq!(metadata.files[i].path, format!("bag_{i}.{ext}"));
                 assert_eq!(metadata.files[i].message_count, f.message_count);
@@ -74,11 +102,14 @@ fn every_layout_reads_back_equal_to_what_was_written() {
                 .map(|m| m.1)
                 .collect();
             assert_eq!(got, want, "{what}");
-            assert_eq!(bag.compression(), Some(match name.rsplit('-').next() {
-                Some("file") => CompressionMode::File,
-                Some("message") => CompressionMode::Message,
-                _ => CompressionMode::None,
-            }));
+            assert_eq!(
+                bag.compression(),
+                Some(match name.rsplit('-').next() {
+                    Some("file") => CompressionMode::File,
+                    Some("message") => CompressionMode::Message,
+                    _ => CompressionMode::None,
+                })
+            );
         }
     }
 }
@@ -89,7 +120,13 @@ fn split_by_duration_puts_the_triggering_message_in_the_new_file() {
     let path = dir.path().join("bag");
     let messages = sample_messages(40);
     // Messages two per millisecond: a file spans 5 ms, from its first message.
-    write_bag(&path, WriteOptions::new().storage(StorageId::Sqlite3).max_file_duration(5_000_000), &messages);
+    write_bag(
+        &path,
+        WriteOptions::new()
+            .storage(StorageId::Sqlite3)
+            .max_file_duration(5_000_000),
+        &messages,
+    );
     let bag = Bag::open(&path).unwrap();
     let counts: Vec<u64> = bag.files().iter().map(|f| f.message_count).collect();
     assert_eq!(counts, [10, 10, 10, 10]);
@@ -104,9 +141,20 @@ fn metadata_yaml_in_every_writable_version_reads_back() {
     for version in 5..=9 {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bag");
-        let written = write_bag(&path, WriteOptions::new().metadata_version(version).ros_distro("jazzy"), &messages);
+        let written = write_bag(
+            &path,
+            WriteOptions::new()
+                .metadata_version(version)
+                .ros_distro("jazzy"),
+            &messages,
+        );
         let text = std::fs::read_to_string(path.join("metadata.yaml")).unwrap();
-        assert!(text.starts_with(&format!("rosbag2_bagfile_information:\n  version: {version}\n  storage_identifier: mcap\n")), "{text}");
+        assert!(
+            text.starts_with(&format!(
+                "rosbag2_bagfile_information:\n  version: {version}\n  storage_identifier: mcap\n"
+            )),
+            "{text}"
+        );
         let bag = Bag::open(&path).unwrap();
         let read = bag.metadata().unwrap();
         // What the version has no key for reads as its default.
@@ -129,16 +177,24 @@ fn metadata_yaml_in_every_writable_version_reads_back() {
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    assert!(robolog_rosbag2::Writer::create(dir.path().join("x"), WriteOptions::new().metadata_version(4)).is_err());
+    assert!(
+        robolog_rosbag2::Writer::create(
+            dir.path().join("x"),
+            WriteOptions::new().metadata_version(4)
+        )
+        .is_err()
+    );
 }
 
 #[test]
 fn an_existing_destination_is_refused_and_a_dropped_writer_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("file"), b"x").unwrap();
-    let err = robolog_rosbag2::Writer::create(dir.path().join("file"), WriteOptions::new()).unwrap_err();
+    let err =
+        robolog_rosbag2::Writer::create(dir.path().join("file"), WriteOptions::new()).unwrap_err();
     assert!(err.to_string().contains("exists and is a file"), "{err}");
-    let writer = robolog_rosbag2::Writer::create(dir.path().join("bag"), WriteOptions::new()).unwrap();
+    let writer =
+        robolog_rosbag2::Writer::create(dir.path().join("bag"), WriteOptions::new()).unwrap();
     let temp = writer.temp_path().to_path_buf();
     assert!(temp.is_dir());
     drop(writer);
@@ -159,4 +215,3 @@ fn an_empty_bag_has_one_empty_storage_file() {
         assert_eq!(bag.messages().order(Order::File).iter().unwrap().count(), 0);
     }
 }
-
