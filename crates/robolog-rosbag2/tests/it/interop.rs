@@ -83,6 +83,7 @@ fn the_upstream_recordings_read_as_rosbags_reads_them() {
         "mcap-talker",
         "sqlite3-convert_b",
         "mcap-convert_a",
+        "mcap-service_events",
         "empty_bag",
         "files/only_topics.mcap",
         "files/only_services.mcap",

@@ -64,6 +64,32 @@ const RECORDINGS: &[Expected] = &[
         ],
     ),
     (
+        "mcap-service_events",
+        StorageId::Mcap,
+        10,
+        Some(1_699_345_836_270_074_454),
+        Some(1_699_345_836_340_728_398),
+        &[
+            (
+                "/events/write_split",
+                "rosbag2_interfaces/msg/WriteSplitEvent",
+                0,
+            ),
+            (
+                "/test_service1/_service_event",
+                "test_msgs/srv/BasicTypes_Event",
+                4,
+            ),
+            (
+                "/test_service2/_service_event",
+                "test_msgs/srv/BasicTypes_Event",
+                4,
+            ),
+            ("/test_topic1", "test_msgs/msg/Strings", 1),
+            ("/test_topic2", "test_msgs/msg/Strings", 1),
+        ],
+    ),
+    (
         "empty_bag",
         StorageId::Sqlite3,
         0,
