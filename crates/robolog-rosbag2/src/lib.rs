@@ -46,6 +46,7 @@ pub mod metadata;
 mod problem;
 pub mod qos;
 mod query;
+mod recover;
 mod sqlite;
 mod storage;
 mod writer;
@@ -62,6 +63,7 @@ pub use metadata::{
 pub use problem::{Problem, Severity};
 pub use qos::QosProfile;
 pub use query::{Message, Messages, Order, Query};
+pub use recover::{FileReport, Method, RecoverReport, recover};
 pub use robolog_framing::Bytes;
 pub use storage::StorageId;
 pub use writer::{WriteOptions, Writer};

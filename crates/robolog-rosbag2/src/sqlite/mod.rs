@@ -1,6 +1,7 @@
 //! The sqlite3 storage (`.db3`): reading through SQLite, writing the schema rosbag2 writes, and
 //! salvaging files SQLite refuses by walking their pages.
 
+pub(crate) mod pages;
 pub(crate) mod read;
 pub(crate) mod write;
 

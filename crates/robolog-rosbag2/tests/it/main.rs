@@ -4,5 +4,6 @@
 
 mod interop;
 mod recordings;
+mod recover;
 mod support;
 mod write;
