@@ -4,6 +4,9 @@
 //!   workspace with interop tests required.
 //! - `gen-proto`: regenerate the committed Rust code for `proto/` (`--check`: fail when it is
 //!   stale instead of writing it).
+//! - `gen-ros2-interfaces`: regenerate the bundled standard ROS 2 interfaces of robolog-msg
+//!   from git checkouts of the ROS 2 repositories (`--check`: fail when the committed bundles
+//!   are inconsistent, or differ from the sources when those are given).
 //! - `bench`: robolog against the `mcap` and `rosbag` crates on synthetic workloads, with the
 //!   machine's limits, as one table (`--quick`: under 3 minutes on 2 cores).
 
@@ -12,6 +15,7 @@
 
 mod bench;
 mod gen_proto;
+mod gen_ros2_interfaces;
 mod test;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +43,20 @@ enum Task {
         /// Do not write anything; fail when the committed code differs from what would be generated.
         #[arg(long)]
         check: bool,
+    },
+    /// Generate robolog-msg's bundled standard ROS 2 interfaces from git checkouts of the ROS 2
+    /// repositories (see crates/robolog-msg/interfaces/README.md).
+    GenRos2Interfaces {
+        /// Do not write anything; fail when the committed bundles are inconsistent or (with
+        /// sources) stale.
+        #[arg(long)]
+        check: bool,
+        /// A folder of git checkouts laid out `<owner>+<name>/repo`.
+        #[arg(long, value_name = "DIR")]
+        mirrors: Option<PathBuf>,
+        /// The git directory of one repository, `owner/name=GIT_DIR` (overrides --mirrors).
+        #[arg(long = "repo", value_name = "OWNER/NAME=GIT_DIR")]
+        repos: Vec<String>,
     },
     /// Benchmark robolog against the mcap and rosbag crates (release build; see BENCHMARKS.md).
     Bench(bench::BenchArgs),
@@ -71,6 +89,18 @@ fn main() -> ExitCode {
     let result = match cli.task {
         Task::Test { args } => test::run_tests(&workspace_root(), &args),
         Task::GenProto { check } => gen_proto::gen_proto(&workspace_root(), check),
+        Task::GenRos2Interfaces {
+            check,
+            mirrors,
+            repos,
+        } => gen_ros2_interfaces::gen_ros2_interfaces(
+            &workspace_root(),
+            &gen_ros2_interfaces::Options {
+                check,
+                mirrors,
+                repos,
+            },
+        ),
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
         Task::BenchRun(args) => bench::run_child(&args),
         Task::BenchLimit(args) => bench::limit_child(&args),

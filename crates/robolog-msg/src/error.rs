@@ -72,6 +72,12 @@ pub enum Error {
         /// The action type.
         name: TypeName,
     },
+    /// A ROS 2 distro name that is not one of [`crate::Distro::ALL`].
+    #[error("unknown ROS 2 distro `{name}` (bundled: humble, iron, jazzy, kilted)")]
+    UnknownDistro {
+        /// The name as given.
+        name: String,
+    },
     /// Reading a file or directory failed.
     #[error("{}: {source}", .path.display())]
     Io {

@@ -51,6 +51,8 @@
 //! service events, actions, the built-in `builtin_interfaces` and `service_msgs` types), and
 //! [`Registry::type_hash`] computes the RIHS01 type hash rosbag2 records (also for services
 //! and actions: [`Registry::service_type_hash`], [`Registry::action_type_hash`]).
+//! [`Registry::standard`] holds the standard ROS 2 interfaces of each [`Distro`] (cargo feature
+//! `standard-interfaces`, on by default), for types that a recording has no schema for.
 
 #![forbid(unsafe_code)]
 
@@ -74,6 +76,7 @@ mod ros2_builtins;
 mod ros2_schema;
 mod sections;
 mod source_line;
+mod standard;
 mod type_hash;
 
 pub use bundle::{Bundle, BundleSection, SECTION_SEPARATOR, write_bundle};
@@ -87,3 +90,4 @@ pub use model::{
 pub use name::{InterfaceKind, TypeName};
 pub use parse::{parse_action, parse_message, parse_service};
 pub use registry::Registry;
+pub use standard::Distro;

@@ -23,7 +23,7 @@ use crate::sections::{self, RawSection};
 const ROS2MSG_HEADERS: [&str; 3] = ["MSG:", "SRV:", "IDL:"];
 
 /// What a schema section holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum SectionKind {
     /// A `.msg` text.
     Message,
@@ -321,9 +321,16 @@ impl Registry {
         idl: &mut dyn Iterator<Item = Result<Vec<MessageDefinition>, Error>>,
     ) -> Result<(), Error> {
         let sections = drop_superseded(sections);
-        let mut seen: HashSet<TypeName> = keep.iter().map(|name| (*name).clone()).collect();
+        // Services and actions have names of their own: `pkg/srv/Foo` may exist beside
+        // `pkg/msg/Foo`.
+        let mut seen: HashSet<(SectionKind, TypeName)> = keep
+            .iter()
+            .map(|name| (SectionKind::Message, (*name).clone()))
+            .collect();
         for section in sections {
-            if section.kind != SectionKind::Idl && !seen.insert(section.name.clone()) {
+            if section.kind != SectionKind::Idl
+                && !seen.insert((section.kind, section.name.clone()))
+            {
                 self.push_warning(Warning::DuplicateSection {
                     name: section.name.clone(),
                     line: section.first_line.saturating_sub(1),
@@ -392,7 +399,7 @@ impl Registry {
 }
 
 /// Parses the section names; sections whose name is not a type name are reported and dropped.
-fn named_sections(registry: &mut Registry, raw: Vec<RawSection>) -> Vec<Section> {
+pub(crate) fn named_sections(registry: &mut Registry, raw: Vec<RawSection>) -> Vec<Section> {
     let mut out = Vec::with_capacity(raw.len());
     for section in raw {
         let name = section
@@ -433,7 +440,7 @@ fn root_section_index(sections: &[Section], root: &TypeName) -> usize {
 
 /// Parses the IDL sections among `sections` together (they see each other's typedefs and
 /// constants); the results come in the order of the IDL sections.
-fn parse_idl_sections<'a>(
+pub(crate) fn parse_idl_sections<'a>(
     sections: impl Iterator<Item = &'a Section>,
 ) -> std::vec::IntoIter<Result<Vec<MessageDefinition>, Error>> {
     let inputs: Vec<idl::IdlInput<'_>> = sections

@@ -16,4 +16,6 @@ mod interop;
 mod package_tree;
 mod properties;
 mod ros2_schemas;
+#[cfg(feature = "standard-interfaces")]
+mod standard_interfaces;
 mod type_hash;
