@@ -178,22 +178,32 @@ pub(crate) struct RecoverArgs {
 pub(crate) enum MsgCommand {
     /// Print the ROS 1 md5sum of each message type.
     Md5(MsgArgs),
-    /// Print a type's full definition bundle, as ROS 1 tools store it in bags.
+    /// Print the ROS 2 type hash (RIHS01) of each message, service and action (needs --ros2).
+    Hash(MsgArgs),
+    /// Print a type's full definition bundle, as ROS 1 tools store it in bags (ROS 2: the
+    /// `ros2msg` layout rosbag2 reads).
     Show(MsgArgs),
-    /// Validate definitions: syntax, every dependency present, md5sums computable.
+    /// Validate definitions: syntax, every dependency present, md5sums (ROS 2: type hashes)
+    /// computable.
     Check(MsgArgs),
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct MsgArgs {
-    /// Package trees (folders holding <pkg>/msg/*.msg, srv/, action/), .msg files or
-    /// definition bundles.
-    #[arg(required = true, num_args = 1..)]
+    /// Package trees (folders holding <pkg>/msg/*.msg, srv/, action/), .msg/.srv/.action files,
+    /// definition bundles, or (with --ros2) `ros2msg`/`ros2idl` schemas and .idl files.
+    #[arg(required_unless_present = "distro", num_args = 1..)]
     pub(crate) paths: Vec<PathBuf>,
-    /// The type (pkg/Type): of a file, or the one to pick from the folders.
+    /// The type (pkg/Type, or ROS 2 pkg/msg/Type): of a file, or the one to pick from the
+    /// folders.
     #[arg(long = "type", value_name = "pkg/Type")]
     pub(crate) type_name: Option<String>,
-    /// Parse with the ROS 2 (rosidl) rules instead of ROS 1.
+    /// Parse with the ROS 2 (rosidl) rules instead of ROS 1. builtin_interfaces/Time and
+    /// Duration and service_msgs/ServiceEventInfo are known without a definition.
     #[arg(long)]
     pub(crate) ros2: bool,
+    /// With --ros2: take what the paths do not define from this distro's bundled standard
+    /// interfaces (humble, iron, jazzy, kilted); with --type alone, the type itself.
+    #[arg(long, value_name = "DISTRO", requires = "ros2")]
+    pub(crate) distro: Option<String>,
 }

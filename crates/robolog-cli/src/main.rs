@@ -8,7 +8,7 @@
 //! robolog check FILE [--json] [--strict]           structural validation, problems with offsets
 //! robolog recover IN OUT [--json]                  a valid copy of a damaged or cut log
 //! robolog merge IN... -o OUT [selection]           several logs into one, in log-time order
-//! robolog msg md5|show|check PATH... [--type pkg/Type] [--ros2]
+//! robolog msg md5|hash|show|check PATH... [--type pkg/Type] [--ros2 [--distro DISTRO]]
 //! ```
 //!
 //! The format is recognised from the file's first bytes. Times on the command line are integer

@@ -955,6 +955,95 @@ fn msg_bad_definitions() {
     robolog(["msg", "md5", "testdata/msg/std_msgs_String.msgdef"]).expect(2);
 }
 
+#[test]
+fn msg_ros2_hashes_of_a_package_tree_and_of_schemas() {
+    // A ROS 2 package tree: a message using `time` (builtin_interfaces/Time, built in), a
+    // service and an action whose UUID comes from the bundled interfaces.
+    let dir = tempfile::tempdir().unwrap();
+    let write = |relative: &str, text: &str| {
+        let path = dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "example_interfaces/srv/AddTwoInts.srv",
+        "int64 a\nint64 b\n---\nint64 sum\n",
+    );
+    write(
+        "example_interfaces/action/Fibonacci.action",
+        "int32 order\n---\nint32[] sequence\n---\nint32[] sequence\n",
+    );
+    write("std_msgs/msg/String.msg", "string data\n");
+    let tree = dir.path().to_str().unwrap();
+    let run = robolog(["msg", "hash", "--ros2", "--distro", "jazzy", tree]).expect(0);
+    for line in [
+        "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18  std_msgs/msg/String",
+        "RIHS01_e118de6bf5eeb66a2491b5bda11202e7b68f198d6f67922cf30364858239c81a  example_interfaces/srv/AddTwoInts",
+        "RIHS01_9508051da1ea4658de144b09bd0690ff3de52104683d847aed764d2915906f51  example_interfaces/action/Fibonacci",
+        "RIHS01_d1a57fb2a4afe8c21e34fb10db206f16ce6729b28531141472df92277c55b557  example_interfaces/action/Fibonacci_SendGoal",
+        "RIHS01_c1de71afd52e49a89c53d8262366884185bc0a02f78ce051c4e46b0a7fe59bb2  example_interfaces/action/Fibonacci_FeedbackMessage",
+    ] {
+        assert!(
+            run.stdout.contains(&format!("{line}\n")),
+            "{line} in\n{}",
+            run.stdout
+        );
+    }
+    // Without --distro the action's unique_identifier_msgs/UUID is missing: named, exit 1.
+    let run = robolog(["msg", "hash", "--ros2", tree]).expect(1);
+    assert!(
+        run.stderr.contains("unique_identifier_msgs/UUID"),
+        "{}",
+        run.stderr
+    );
+
+    // A service event schema as rosbag2 recorded it, and the hash it recorded.
+    let schema = dir.path().join("event.ros2msg");
+    std::fs::write(&schema, "int64 a\nint64 b\n---\nint64 sum\n").unwrap();
+    let run = robolog([
+        "msg",
+        "hash",
+        "--ros2",
+        schema.to_str().unwrap(),
+        "--type",
+        "example_interfaces/srv/AddTwoInts_Event",
+    ])
+    .expect(0);
+    assert_eq!(
+        run.stdout,
+        "RIHS01_32c1d140259c71e5c355115942bcb31df98b4330e4d906b1b75ccb1c9b3ce6c8  \
+         example_interfaces/srv/AddTwoInts_Event\n"
+    );
+    robolog([
+        "msg",
+        "check",
+        "--ros2",
+        schema.to_str().unwrap(),
+        "--type",
+        "example_interfaces/srv/AddTwoInts_Event",
+    ])
+    .expect(0);
+    // ROS 1 has md5sums, not type hashes; an unknown distro is a usage error too.
+    robolog([
+        "msg",
+        "hash",
+        "testdata/msg/std_msgs_String.msgdef",
+        "--type",
+        "std_msgs/String",
+    ])
+    .expect(2);
+    robolog([
+        "msg",
+        "hash",
+        "--ros2",
+        "--distro",
+        "rolling",
+        "--type",
+        "std_msgs/msg/String",
+    ])
+    .expect(2);
+}
+
 // ------------------------------------------------------------------------------ errors, usage
 
 #[test]

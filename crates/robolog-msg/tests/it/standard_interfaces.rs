@@ -131,6 +131,32 @@ fn the_bundled_definitions_hash_to_the_published_and_recorded_values() {
 }
 
 #[test]
+fn action_hashes_equal_the_values_rosidl_generated() {
+    // Published by another implementation's tests, which check them against the JSON files
+    // rosidl installs (not run here): the action, its goal, both services and the feedback
+    // message.
+    let jazzy = Registry::standard(Distro::Jazzy);
+    let fibonacci = name("example_interfaces/action/Fibonacci");
+    let sibling = |suffix: &str| name(&format!("example_interfaces/Fibonacci_{suffix}"));
+    assert_eq!(
+        [
+            jazzy.action_type_hash(&fibonacci).unwrap(),
+            jazzy.type_hash(&sibling("Goal")).unwrap(),
+            jazzy.service_type_hash(&sibling("SendGoal")).unwrap(),
+            jazzy.service_type_hash(&sibling("GetResult")).unwrap(),
+            jazzy.type_hash(&sibling("FeedbackMessage")).unwrap(),
+        ],
+        [
+            "RIHS01_9508051da1ea4658de144b09bd0690ff3de52104683d847aed764d2915906f51",
+            "RIHS01_226cb437e4355dcd3e914f930382a3b0cc1da81545bd319ed554e95a03255f51",
+            "RIHS01_d1a57fb2a4afe8c21e34fb10db206f16ce6729b28531141472df92277c55b557",
+            "RIHS01_1b0de0d5d29dc955d92f546706568428632771db13ec84c15ec1c1a59f424a57",
+            "RIHS01_c1de71afd52e49a89c53d8262366884185bc0a02f78ce051c4e46b0a7fe59bb2",
+        ]
+    );
+}
+
+#[test]
 fn types_without_a_schema_resolve_from_the_store() {
     // rosbag2 writes no schema for action topics (`unknown`) and none when a definition was
     // not installed; the store has the types such topics carry.
