@@ -232,16 +232,18 @@ fn complete_from_distro(
         let text = args.type_name.as_deref().unwrap_or("");
         let wants = |kind: &str| text.contains(kind);
         if !loaded.registry.contains(&name) || wants("/srv/") || wants("/action/") {
-            if let Some(service) = standard.service(&name).filter(|_| !wants("/msg/")) {
+            let service = standard.service(&name).filter(|_| !wants("/msg/"));
+            let action = standard.action(&name).filter(|_| !wants("/msg/"));
+            if let Some(service) = service {
                 if loaded.registry.service(&name).is_none() {
                     loaded.registry.insert_service(service.clone());
                     loaded.services.push(name.clone());
                 }
-            } else if let Some(action) = standard.action(&name).filter(|_| !wants("/msg/")) {
-                if loaded.registry.action(&name).is_none() {
-                    loaded.registry.insert_action(action.clone());
-                    loaded.actions.push(name.clone());
-                }
+            } else if let Some(action) = action
+                && loaded.registry.action(&name).is_none()
+            {
+                loaded.registry.insert_action(action.clone());
+                loaded.actions.push(name.clone());
             }
         }
     }
