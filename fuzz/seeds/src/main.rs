@@ -74,6 +74,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         copy_all(&corpus.join(target), &mcap)?;
     }
     ros1_seeds(&corpus.join("ros1_decode"), &bags, &msg)?;
+    copy_all(
+        &corpus.join("cdr_decode"),
+        &files(&testdata.join("bad/cdr"), &["cdr"])?,
+    )?;
+    cdr_seeds(&corpus.join("cdr_decode"))?;
     Ok(())
 }
 
@@ -257,5 +262,48 @@ fn ros1_seeds(dir: &Path, bags: &[PathBuf], msg: &[PathBuf]) -> Result<(), Box<d
             }
         }
     }
+    Ok(())
+}
+
+/// `type\ndefinition\0message` seeds for `cdr_decode`: the PoseStamped vectors of the CDR spec
+/// in each encapsulation, and a message with every kind of field.
+fn cdr_seeds(dir: &Path) -> Result<(), Box<dyn Error>> {
+    const POSE: &str = "std_msgs/Header header\nPose pose\n\
+        ================================================================================\n\
+        MSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n\
+        ================================================================================\n\
+        MSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n\
+        ================================================================================\n\
+        MSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n\
+        ================================================================================\n\
+        MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n";
+    const EVERYTHING: &str = "bool a\nbyte b\nchar c\nint16 d\nfloat64 e\nstring<=8 f\n\
+        wstring g\nint32[<=3] h\nfloat32[2] i\nuint8[] j\nstring[] k\nE l\nE[] m\n\
+        time n\n===\nMSG: fuzz_pkg/E\n";
+    let mut pose = vec![0, 1, 0, 0, 0x00, 0xf1, 0x53, 0x65, 0x15, 0xcd, 0x5b, 0x07, 5, 0, 0, 0];
+    pose.extend_from_slice(b"odom\0\0\0\0\0\0\0\0");
+    for value in [1.0f64, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0] {
+        pose.extend_from_slice(&value.to_le_bytes());
+    }
+    let everything: Vec<u8> = [
+        &[0u8, 1, 0, 0, 1, 0x90, 0x41, 0, 7, 0][..],
+        &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f],
+        &[3, 0, 0, 0, b'a', b'b', 0, 0, 1, 0, 0, 0, 0x68, 0, 0, 0],
+        &[2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0xc0, 0x3f, 0, 0, 0, 0],
+        &[2, 0, 0, 0, 9, 8, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+        &[0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0],
+    ]
+    .concat();
+    let seed = |ty: &str, definition: &str, data: &[u8]| {
+        [ty.as_bytes(), b"\n", definition.as_bytes(), b"\0", data].concat()
+    };
+    write_seed(dir, "pose-le", &seed("geometry_msgs/msg/PoseStamped", POSE, &pose))?;
+    let mut big = pose.clone();
+    big[1] = 0;
+    write_seed(dir, "pose-be-header", &seed("geometry_msgs/msg/PoseStamped", POSE, &big))?;
+    let mut xcdr2 = pose;
+    xcdr2[1] = 7;
+    write_seed(dir, "pose-xcdr2", &seed("geometry_msgs/msg/PoseStamped", POSE, &xcdr2))?;
+    write_seed(dir, "everything", &seed("fuzz_pkg/msg/All", EVERYTHING, &everything))?;
     Ok(())
 }

@@ -1,0 +1,256 @@
+//! JSON rendering of decoded messages (the `serde` feature).
+//!
+//! The rules, chosen so that every value survives the trip and any JSON reader can take it:
+//!
+//! - a message is an object whose keys are the field names **in definition order**;
+//! - `builtin_interfaces/Time` and `Duration` are ordinary messages, `{"sec": …, "nanosec": …}`;
+//! - arrays and sequences of `uint8`, `byte` and `char` (all unsigned octets in ROS 2) are one
+//!   base64 string (standard alphabet, with padding), because they are images and point clouds,
+//!   not lists of numbers; `int8[]` stays a list of numbers;
+//! - integers, 64-bit ones included, are JSON numbers, exact (serde_json writes `u64`/`i64`
+//!   digits, it never goes through `f64`); a reader that parses numbers as doubles loses
+//!   precision above 2⁵³, which is the reader's choice to make;
+//! - floats are numbers in the shortest form that reads back to the same value (`float32`
+//!   values in the shortest `f32` form, so `0.1f32` is `0.1`); NaN and ±infinity, which JSON
+//!   has no numbers for, are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`;
+//! - strings are JSON strings; bytes that are not UTF-8 become U+FFFD, and so do `wstring` code
+//!   units that name no character;
+//! - `bool` is `true`/`false`.
+
+use base64::Engine as _;
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use crate::decoded::{Decoded, MessageRef};
+use crate::error::Error;
+use crate::plan::{Elem, Plan};
+use crate::value::{PrimitiveArray, PrimitiveKind, Span, Tree, Value};
+
+impl Decoded<'_, '_> {
+    /// The message as JSON text (see the module rules).
+    ///
+    /// ```
+    /// let plan = robolog_cdr::Plan::from_bundle("p/M", "time t\nuint8[] data\nfloat32 x\n")?;
+    /// let bytes = [0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0xc0, 0x7f];
+    /// assert_eq!(
+    ///     plan.decode(&bytes)?.to_json(),
+    ///     r#"{"t":{"sec":1,"nanosec":2},"data":"AQID","x":"NaN"}"#
+    /// );
+    /// # Ok::<(), robolog_cdr::Error>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        self.root().to_json()
+    }
+
+    /// Writes the message as JSON to `writer`.
+    pub fn write_json(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        self.root().write_json(writer)
+    }
+}
+
+impl MessageRef<'_, '_> {
+    /// The message as JSON text (see the [`json` rules](crate#json)).
+    pub fn to_json(&self) -> String {
+        // Serializing into a Vec cannot fail (no I/O, map keys are strings) and the output is
+        // UTF-8 by construction.
+        serde_json::to_vec(self)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// Writes the message as JSON to `writer`.
+    pub fn write_json(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer(writer, self).map_err(std::io::Error::other)
+    }
+}
+
+impl Plan {
+    /// Renders a tree decoded (or built) for this plan as JSON; fails when the tree does not
+    /// have the plan's shape.
+    pub fn tree_to_json(&self, tree: &Tree<'_>) -> Result<String, Error> {
+        self.encode(tree)?;
+        Ok(self.view(tree).to_json())
+    }
+}
+
+impl Serialize for Decoded<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.root().serialize(serializer)
+    }
+}
+
+impl Serialize for MessageRef<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = self.plan().message(self.id());
+        let values = self.values();
+        let mut map = serializer.serialize_map(Some(values.len()))?;
+        for (field, value) in message.fields.iter().zip(values) {
+            map.serialize_entry(
+                &*field.name,
+                &Json {
+                    plan: self.plan(),
+                    tree: self.tree(),
+                    elem: field.elem,
+                    value: *value,
+                },
+            )?;
+        }
+        map.end()
+    }
+}
+
+/// One value with what it needs to render: the element type (for nested messages) and the
+/// tree (for spans).
+struct Json<'t, 'a> {
+    plan: &'t Plan,
+    tree: &'t Tree<'a>,
+    elem: Elem,
+    value: Value<'a>,
+}
+
+struct Float(f64, bool);
+
+impl Serialize for Float {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Float(value, single) = *self;
+        if value.is_nan() {
+            serializer.serialize_str("NaN")
+        } else if value == f64::INFINITY {
+            serializer.serialize_str("Infinity")
+        } else if value == f64::NEG_INFINITY {
+            serializer.serialize_str("-Infinity")
+        } else if single {
+            serializer.serialize_f32(value as f32)
+        } else {
+            serializer.serialize_f64(value)
+        }
+    }
+}
+
+struct Elements<'a>(PrimitiveArray<'a>);
+
+impl Serialize for Elements<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let array = self.0;
+        if array.kind() == PrimitiveKind::UInt8 {
+            let text = base64::engine::general_purpose::STANDARD.encode(array.as_bytes());
+            return serializer.serialize_str(&text);
+        }
+        let mut seq = serializer.serialize_seq(Some(array.len()))?;
+        for value in array.iter() {
+            seq.serialize_element(&Scalar(value))?;
+        }
+        seq.end()
+    }
+}
+
+/// A value that needs no tree (primitives, strings, primitive arrays).
+struct Scalar<'a>(Value<'a>);
+
+impl Serialize for Scalar<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Bool(v) => serializer.serialize_bool(v),
+            Value::Int8(v) => serializer.serialize_i8(v),
+            Value::UInt8(v) => serializer.serialize_u8(v),
+            Value::Int16(v) => serializer.serialize_i16(v),
+            Value::UInt16(v) => serializer.serialize_u16(v),
+            Value::Int32(v) => serializer.serialize_i32(v),
+            Value::UInt32(v) => serializer.serialize_u32(v),
+            Value::Int64(v) => serializer.serialize_i64(v),
+            Value::UInt64(v) => serializer.serialize_u64(v),
+            Value::Float32(v) => Float(f64::from(v), true).serialize(serializer),
+            Value::Float64(v) => Float(v, false).serialize(serializer),
+            Value::WString(wide) => serializer.serialize_str(&wide.to_string_lossy()),
+            Value::String(bytes) => serializer.serialize_str(&String::from_utf8_lossy(bytes)),
+            Value::Array(array) => Elements(array).serialize(serializer),
+            // Spans need the tree; `Json` handles them.
+            Value::Strings(_) | Value::Message(_) | Value::Messages(_) => {
+                serializer.serialize_unit()
+            }
+        }
+    }
+}
+
+impl Json<'_, '_> {
+    fn nested(&self, span: Span) -> Nested<'_, '_> {
+        Nested {
+            plan: self.plan,
+            tree: self.tree,
+            elem: self.elem,
+            span,
+        }
+    }
+}
+
+/// A message, or the elements of a string or message array.
+struct Nested<'t, 'a> {
+    plan: &'t Plan,
+    tree: &'t Tree<'a>,
+    elem: Elem,
+    span: Span,
+}
+
+impl Serialize for Json<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.value {
+            Value::Message(span) => self.nested(span).serialize_message(serializer),
+            Value::Strings(span) | Value::Messages(span) => {
+                let nested = self.nested(span);
+                let items = self.tree.span(span);
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    match *item {
+                        Value::Message(element) => seq.serialize_element(&Message(Nested {
+                            span: element,
+                            ..nested.copy()
+                        }))?,
+                        other => seq.serialize_element(&Scalar(other))?,
+                    }
+                }
+                seq.end()
+            }
+            other => Scalar(other).serialize(serializer),
+        }
+    }
+}
+
+struct Message<'t, 'a>(Nested<'t, 'a>);
+
+impl Serialize for Message<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.copy().serialize_message(serializer)
+    }
+}
+
+impl<'t, 'a> Nested<'t, 'a> {
+    fn copy(&self) -> Nested<'t, 'a> {
+        Nested {
+            plan: self.plan,
+            tree: self.tree,
+            elem: self.elem,
+            span: self.span,
+        }
+    }
+
+    fn serialize_message<S: Serializer>(self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Elem::Message(id) = self.elem else {
+            return serializer.serialize_unit();
+        };
+        let message = self.plan.message(id);
+        let values = self.tree.span(self.span);
+        let mut map = serializer.serialize_map(Some(values.len()))?;
+        for (field, value) in message.fields.iter().zip(values) {
+            map.serialize_entry(
+                &*field.name,
+                &Json {
+                    plan: self.plan,
+                    tree: self.tree,
+                    elem: field.elem,
+                    value: *value,
+                },
+            )?;
+        }
+        map.end()
+    }
+}

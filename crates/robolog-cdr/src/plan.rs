@@ -1,0 +1,1022 @@
+//! Compiling a message definition into a decode plan, once per type.
+//!
+//! A [`Plan`] holds one [`MessagePlan`] per message type reachable from the top type. Besides
+//! the fields, each message plan keeps what makes little-endian XCDR1 (every ROS 2 recording)
+//! fast: its fields cut into segments, each a *run* of consecutive fixed-layout fields (no
+//! string, no sequence, nested fixed-layout messages flattened into it) or a single other
+//! field. Where a run's values sit depends on the alignment phase it starts at (CDR aligns
+//! every primitive to its size, counted from the start of the payload), so a run has one
+//! [`Template`] per phase: values at precomputed offsets, read with one bounds check. Big-endian
+//! and XCDR2 payloads, and strict decoding, walk the fields one by one instead.
+
+use std::collections::HashMap;
+
+use robolog_msg::{
+    ArrayKind, Dialect, ElementType, MessageDefinition, PrimitiveType, Registry, TypeName,
+};
+
+use crate::error::Error;
+use crate::value::PrimitiveKind;
+
+/// The deepest message nesting a plan accepts. Decoding recurses once per level, so this bounds
+/// the stack a hostile definition can make the decoder use; real ROS types nest less than 10
+/// levels.
+pub const MAX_NESTING: usize = 100;
+
+/// A run template is kept below these sizes; bigger fixed-layout fields are decoded as segments
+/// of their own (as fast, and it keeps plans small for `uint8[1000000]` fields).
+const MAX_TEMPLATE_BYTES: u64 = 1 << 20;
+const MAX_TEMPLATE_NODES: usize = 4096;
+
+/// Alignment phases are payload offsets modulo this (the largest XCDR1 alignment).
+pub(crate) const PHASES: usize = 8;
+
+/// What one element of a field is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Elem {
+    Prim(PrimitiveKind),
+    String,
+    WString,
+    Message(usize),
+}
+
+/// How many elements a field has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Count {
+    One,
+    Fixed(u64),
+    /// A sequence, bounded (`T[<=N]`) or not (`T[]`): a `u32` count on the wire.
+    Sequence,
+}
+
+/// One field of a message type, with what decoding needs to know about its size.
+#[derive(Debug, Clone)]
+pub(crate) struct FieldPlan {
+    pub(crate) name: Box<str>,
+    pub(crate) elem: Elem,
+    pub(crate) count: Count,
+    /// The type as written in the definition.
+    pub(crate) type_text: Box<str>,
+    /// The bound of a bounded sequence (`T[<=N]`).
+    pub(crate) sequence_bound: Option<u64>,
+    /// The bound of bounded string elements (`string<=N`, `wstring<=N`).
+    pub(crate) string_bound: Option<u64>,
+    /// The fewest bytes an element takes, padding not counted (saturated at `u64::MAX`).
+    pub(crate) element_min: u64,
+    /// The fewest bytes the field takes, padding not counted (saturated).
+    pub(crate) min_size: u64,
+    /// The field's size for each alignment phase, when it has no string or sequence inside.
+    pub(crate) layout: Option<Layout>,
+}
+
+/// A fixed layout's size in bytes (padding included, saturated at `u64::MAX`) for each start
+/// phase: `xcdr1[p]` when the field starts at a payload offset `≡ p (mod 8)`, `xcdr2[p]` the
+/// same with XCDR2's 4-byte alignment of 8-byte values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub(crate) xcdr1: [u64; PHASES],
+    pub(crate) xcdr2: [u64; PHASES],
+}
+
+impl Layout {
+    /// Nothing: 0 bytes from every phase.
+    pub(crate) const EMPTY: Layout = Layout {
+        xcdr1: [0; PHASES],
+        xcdr2: [0; PHASES],
+    };
+
+    pub(crate) fn size(&self, phase: usize, xcdr2: bool) -> u64 {
+        let sizes = if xcdr2 { &self.xcdr2 } else { &self.xcdr1 };
+        sizes[phase % PHASES]
+    }
+
+    /// `self`, then `next` right after it.
+    pub(crate) fn then(&self, next: &Layout) -> Layout {
+        let chain = |first: &[u64; PHASES], second: &[u64; PHASES]| {
+            std::array::from_fn(|start| {
+                let at = first[start];
+                at.saturating_add(second[(start as u64).wrapping_add(at) as usize % PHASES])
+            })
+        };
+        Layout {
+            xcdr1: chain(&self.xcdr1, &next.xcdr1),
+            xcdr2: chain(&self.xcdr2, &next.xcdr2),
+        }
+    }
+}
+
+/// The padding before a value of alignment `align` (1, 2, 4 or 8) at payload offset `offset`.
+#[inline]
+pub(crate) fn padding(offset: u64, align: u64) -> u64 {
+    // Alignments are powers of two: a mask instead of a division.
+    debug_assert!(align.is_power_of_two());
+    offset.wrapping_neg() & (align - 1)
+}
+
+/// The alignment of a primitive: its size, at most `max_align` (8 in XCDR1, 4 in XCDR2).
+#[inline]
+pub(crate) fn alignment(kind: PrimitiveKind, max_align: usize) -> usize {
+    kind.size().min(max_align)
+}
+
+/// One node that a template produces: a value read at a fixed byte offset, or a span of
+/// nodes that the same template produces. Primitives have one variant each, so evaluating an
+/// op is a single dispatch (this loop is the hot path of decoding small messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Bool(u32),
+    Int8(u32),
+    UInt8(u32),
+    Int16(u32),
+    UInt16(u32),
+    Int32(u32),
+    UInt32(u32),
+    Int64(u32),
+    UInt64(u32),
+    Float32(u32),
+    Float64(u32),
+    Array {
+        kind: PrimitiveKind,
+        offset: u32,
+        len: u32,
+    },
+    /// A nested message whose `len` fields are the appended nodes from `rel` on.
+    Message {
+        rel: u32,
+        len: u32,
+    },
+    /// A fixed array of `len` messages, whose elements are the appended nodes from `rel` on.
+    Messages {
+        rel: u32,
+        len: u32,
+    },
+}
+
+impl Op {
+    /// The primitive type and offset of a primitive op.
+    pub(crate) fn primitive_at(self) -> Option<(PrimitiveKind, u32)> {
+        Some(match self {
+            Op::Bool(o) => (PrimitiveKind::Bool, o),
+            Op::Int8(o) => (PrimitiveKind::Int8, o),
+            Op::UInt8(o) => (PrimitiveKind::UInt8, o),
+            Op::Int16(o) => (PrimitiveKind::Int16, o),
+            Op::UInt16(o) => (PrimitiveKind::UInt16, o),
+            Op::Int32(o) => (PrimitiveKind::Int32, o),
+            Op::UInt32(o) => (PrimitiveKind::UInt32, o),
+            Op::Int64(o) => (PrimitiveKind::Int64, o),
+            Op::UInt64(o) => (PrimitiveKind::UInt64, o),
+            Op::Float32(o) => (PrimitiveKind::Float32, o),
+            Op::Float64(o) => (PrimitiveKind::Float64, o),
+            _ => return None,
+        })
+    }
+
+    fn primitive(kind: PrimitiveKind, offset: u32) -> Op {
+        match kind {
+            PrimitiveKind::Bool => Op::Bool(offset),
+            PrimitiveKind::Int8 => Op::Int8(offset),
+            PrimitiveKind::UInt8 => Op::UInt8(offset),
+            PrimitiveKind::Int16 => Op::Int16(offset),
+            PrimitiveKind::UInt16 => Op::UInt16(offset),
+            PrimitiveKind::Int32 => Op::Int32(offset),
+            PrimitiveKind::UInt32 => Op::UInt32(offset),
+            PrimitiveKind::Int64 => Op::Int64(offset),
+            PrimitiveKind::UInt64 => Op::UInt64(offset),
+            PrimitiveKind::Float32 => Op::Float32(offset),
+            PrimitiveKind::Float64 => Op::Float64(offset),
+        }
+    }
+}
+
+/// The flattened layout of fixed-layout fields for one start phase: `own` nodes (the fields
+/// themselves) followed by the nodes of nested messages, whose spans are relative to the end of
+/// the own nodes. Offsets are relative to where the run starts.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Template {
+    pub(crate) size: usize,
+    pub(crate) own: usize,
+    /// One op per node.
+    pub(crate) ops: Vec<Op>,
+    /// The ops again, with consecutive primitives of one type at consecutive offsets merged
+    /// (`x, y, z, w` of a quaternion is one group): decoding dispatches once per group and
+    /// fills the group's nodes in a loop specialised for the type.
+    pub(crate) groups: Vec<Group>,
+    /// How many groups fill the own nodes (they come first).
+    pub(crate) own_groups: usize,
+    /// No nested nodes and no two values merged into a group: one op per field, read one by
+    /// one (the common shape of short runs between strings).
+    pub(crate) flat: bool,
+}
+
+/// One template per start phase that gives a different layout: `templates[p % len]`, where
+/// `len` (1, 2, 4 or 8) is the largest alignment inside.
+#[derive(Debug, Clone)]
+pub(crate) struct Templates(pub(crate) Box<[Template]>);
+
+impl Templates {
+    #[inline]
+    pub(crate) fn at(&self, offset: usize) -> &Template {
+        // `len` is a power of two and never 0 (see `RunBuilder::finish`).
+        let index = offset & (self.0.len() - 1);
+        &self.0[index]
+    }
+}
+
+/// `count` nodes from node `node` of a template: `op` for the first, the same primitive at the
+/// following offsets for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Group {
+    pub(crate) op: Op,
+    pub(crate) node: u32,
+    pub(crate) count: u32,
+}
+
+/// Merges runs of same-type primitives that sit back to back in the data and in the arena,
+/// never across the boundary between own and appended nodes (they land in different places).
+fn group_ops(ops: &[Op], own: usize) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for (node, op) in ops.iter().enumerate() {
+        if let Some(last) = groups.last_mut()
+            && node != own
+            && let (Some((kind, offset)), Some((last_kind, last_offset))) =
+                (op.primitive_at(), last.op.primitive_at())
+            && kind == last_kind
+            && offset as usize == last_offset as usize + last.count as usize * kind.size()
+        {
+            last.count += 1;
+            continue;
+        }
+        groups.push(Group {
+            op: *op,
+            node: node as u32,
+            count: 1,
+        });
+    }
+    groups
+}
+
+/// One step of a message's little-endian XCDR1 decode program; `slot` is the field's index
+/// (the first field's, for a run).
+#[derive(Debug, Clone)]
+pub(crate) enum Step {
+    /// Fields `slot..slot + own`, all of fixed layout.
+    Run { slot: usize, templates: Templates },
+    /// An unbounded `string`.
+    String { slot: usize },
+    /// An unbounded sequence of a primitive.
+    Primitives { slot: usize, kind: PrimitiveKind },
+    /// A nested message with a variable part.
+    Message { slot: usize, id: usize },
+    /// An unbounded sequence of messages.
+    Messages { slot: usize, id: usize },
+    /// Anything else (bounds to check, wide strings, string arrays, fixed arrays of variable
+    /// messages): decoded field by field.
+    Field { slot: usize },
+}
+
+impl Step {
+    /// The step for field `slot` when it is not part of a run.
+    fn of(slot: usize, field: &FieldPlan) -> Step {
+        match (field.elem, field.count, field.sequence_bound, field.string_bound) {
+            (Elem::String, Count::One, _, None) => Step::String { slot },
+            (Elem::Prim(kind), Count::Sequence, None, _) => Step::Primitives { slot, kind },
+            (Elem::Message(id), Count::One, _, _) => Step::Message { slot, id },
+            (Elem::Message(id), Count::Sequence, None, _) => Step::Messages { slot, id },
+            _ => Step::Field { slot },
+        }
+    }
+}
+
+/// The compiled layout of one message type.
+#[derive(Debug, Clone)]
+pub(crate) struct MessagePlan {
+    pub(crate) name: TypeName,
+    pub(crate) fields: Vec<FieldPlan>,
+    /// A message without fields still takes one byte on the wire (rosidl gives the IDL struct a
+    /// `uint8 structure_needs_at_least_one_member`); it has no node.
+    pub(crate) empty: bool,
+    /// The fewest bytes a message takes, padding not counted (saturated).
+    pub(crate) min_size: u64,
+    /// The message's size per phase, when it has no string or sequence inside.
+    pub(crate) layout: Option<Layout>,
+    /// The whole message as templates, when it has a fixed layout small enough.
+    pub(crate) templates: Option<Templates>,
+    pub(crate) steps: Vec<Step>,
+    /// How many nodes the smallest message produces (capacity hint).
+    pub(crate) min_nodes: usize,
+    /// The largest XCDR1 alignment of a value inside (1 to 8).
+    pub(crate) align: usize,
+}
+
+impl MessagePlan {
+    pub(crate) fn field_index(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| &*f.name == name)
+    }
+}
+
+/// A message type compiled for decoding and encoding CDR messages.
+///
+/// Compile once per type (the facade keeps a cache keyed by type name and definition), then
+/// call [`Plan::decode`], [`Plan::encode`] or [`Plan::projection`] for every message.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Index 0 is the top-level type.
+    pub(crate) messages: Vec<MessagePlan>,
+}
+
+/// `builtin_interfaces/Time` and `Duration`: what `time` and `duration` mean in a ROS 2
+/// `.msg`, and what a bundle that leaves them out means by them.
+const BUILTIN_TIME: &str = "int32 sec\nuint32 nanosec\n";
+
+fn builtin_name(primitive: PrimitiveType) -> Option<TypeName> {
+    let name = match primitive {
+        PrimitiveType::Time => "Time",
+        PrimitiveType::Duration => "Duration",
+        _ => return None,
+    };
+    TypeName::new("builtin_interfaces", name).ok()
+}
+
+fn is_builtin(name: &TypeName) -> bool {
+    name.package() == "builtin_interfaces" && matches!(name.name(), "Time" | "Duration")
+}
+
+fn builtin_definition(name: &TypeName) -> Result<MessageDefinition, Error> {
+    Ok(robolog_msg::parse_message(
+        name,
+        BUILTIN_TIME,
+        Dialect::Ros2,
+    )?)
+}
+
+/// The message type a field's element refers to (`time`/`duration` included).
+fn referenced_type(element: &ElementType) -> Option<TypeName> {
+    match element {
+        ElementType::Message(name) => Some(name.clone()),
+        ElementType::Primitive(p) => builtin_name(*p),
+        ElementType::BoundedString { .. } => None,
+    }
+}
+
+impl Plan {
+    /// Compiles `type_name` and everything it uses from `registry`.
+    ///
+    /// `builtin_interfaces/Time` and `Duration` (and the `time`/`duration` spellings of them)
+    /// need no definition in the registry. Fails when a type is missing, unparsable or
+    /// recursive, when a definition is ROS 1, or when messages nest more than [`MAX_NESTING`]
+    /// levels deep.
+    pub fn compile(registry: &Registry, type_name: &TypeName) -> Result<Plan, Error> {
+        let dependencies = match registry.dependencies(type_name) {
+            Ok(dependencies) => dependencies,
+            Err(robolog_msg::Error::MissingType { missing, .. }) if is_builtin(&missing) => {
+                let mut completed = registry.clone();
+                for name in ["Time", "Duration"] {
+                    let name = TypeName::new("builtin_interfaces", name)?;
+                    if !completed.contains(&name) {
+                        completed.insert_message(builtin_definition(&name)?);
+                    }
+                }
+                return Plan::compile(&completed, type_name);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut names: Vec<TypeName> = Vec::with_capacity(dependencies.len() + 1);
+        names.push(type_name.clone());
+        names.extend(dependencies);
+        // `time`/`duration` fields use the built-in types, from the registry when it has them.
+        let mut synthesized = Vec::new();
+        let mut extra = Vec::new();
+        for name in &names {
+            for field in &registry.require(name)?.fields {
+                if let ElementType::Primitive(p) = field.ty.element
+                    && let Some(builtin) = builtin_name(p)
+                    && !names.contains(&builtin)
+                    && !extra.contains(&builtin)
+                {
+                    if !registry.contains(&builtin) {
+                        synthesized.push(builtin_definition(&builtin)?);
+                    }
+                    extra.push(builtin);
+                }
+            }
+        }
+        names.extend(extra);
+        let definitions = names
+            .iter()
+            .map(|name| match registry.get(name) {
+                Some(definition) => Ok(definition),
+                None => synthesized.iter().find(|d| d.name == *name).ok_or_else(|| {
+                    registry.require(name).err().unwrap_or_else(|| {
+                        robolog_msg::Error::MissingType {
+                            missing: name.clone(),
+                            needed_by: None,
+                        }
+                    })
+                }),
+            })
+            .collect::<Result<Vec<&MessageDefinition>, _>>()?;
+        let ids: HashMap<&TypeName, usize> =
+            names.iter().enumerate().map(|(i, n)| (n, i)).collect();
+
+        let order = postorder(&definitions, &ids);
+        let mut plans: Vec<Option<MessagePlan>> = vec![None; definitions.len()];
+        let mut depths = vec![0usize; definitions.len()];
+        for id in order {
+            let definition = definitions[id];
+            if definition.dialect != Dialect::Ros2 {
+                return Err(Error::NotRos2 {
+                    type_name: definition.name.clone(),
+                });
+            }
+            let plan = compile_message(definition, &ids, &plans)?;
+            depths[id] = 1 + plan
+                .fields
+                .iter()
+                .filter_map(|f| match f.elem {
+                    Elem::Message(child) => Some(depths[child]),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            if depths[id] > MAX_NESTING {
+                return Err(Error::TooDeep {
+                    type_name: type_name.clone(),
+                    depth: depths[id],
+                    limit: MAX_NESTING,
+                });
+            }
+            plans[id] = Some(plan);
+        }
+        Ok(Plan {
+            messages: plans.into_iter().flatten().collect(),
+        })
+    }
+
+    /// Parses a ROS 2 definition bundle (an MCAP `ros2msg` schema, a rosbag2
+    /// `message_definitions` row) and compiles its top-level type `type_name` (`pkg/msg/Type`
+    /// or `pkg/Type`).
+    ///
+    /// ```
+    /// let plan = robolog_cdr::Plan::from_bundle("my_pkg/msg/Pair", "int32 a\nstring b\n")?;
+    /// assert_eq!(plan.type_name().to_string(), "my_pkg/Pair");
+    /// # Ok::<(), robolog_cdr::Error>(())
+    /// ```
+    pub fn from_bundle(type_name: &str, bundle: &str) -> Result<Plan, Error> {
+        let name = TypeName::parse(type_name)?;
+        let registry = Registry::from_bundle(&name, bundle, Dialect::Ros2)?;
+        Plan::compile(&registry, &name)
+    }
+
+    /// The top-level type.
+    pub fn type_name(&self) -> &TypeName {
+        &self.top().name
+    }
+
+    /// The smallest possible message payload, in bytes (header and padding not counted).
+    pub fn min_size(&self) -> u64 {
+        self.top().min_size
+    }
+
+    /// The top-level field names, in definition order.
+    pub fn field_names(&self) -> impl Iterator<Item = &str> {
+        self.top().fields.iter().map(|f| &*f.name)
+    }
+
+    pub(crate) fn top(&self) -> &MessagePlan {
+        // `compile` always produces the top type at index 0.
+        &self.messages[0]
+    }
+
+    pub(crate) fn message(&self, id: usize) -> &MessagePlan {
+        &self.messages[id]
+    }
+}
+
+/// Type ids ordered so that every type comes after the types its fields use. The registry has
+/// already rejected cycles; the walk is iterative because definitions are untrusted.
+fn postorder(definitions: &[&MessageDefinition], ids: &HashMap<&TypeName, usize>) -> Vec<usize> {
+    let children = |id: usize| -> Vec<usize> {
+        definitions[id]
+            .fields
+            .iter()
+            .filter_map(|f| referenced_type(&f.ty.element))
+            .filter_map(|name| ids.get(&name).copied())
+            .collect()
+    };
+    let mut done = vec![false; definitions.len()];
+    let mut order = Vec::with_capacity(definitions.len());
+    let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(0, children(0), 0)];
+    done[0] = true;
+    while let Some((id, kids, next)) = stack.last_mut() {
+        if let Some(&child) = kids.get(*next) {
+            *next += 1;
+            if !done[child] {
+                done[child] = true;
+                let grandchildren = children(child);
+                stack.push((child, grandchildren, 0));
+            }
+        } else {
+            order.push(*id);
+            stack.pop();
+        }
+    }
+    // Types no field reaches (a builtin only a `time` field uses is reached; this is for
+    // safety) still get a plan.
+    for (id, seen) in done.iter().enumerate() {
+        if !seen {
+            order.insert(0, id);
+        }
+    }
+    order
+}
+
+fn primitive_kind(primitive: PrimitiveType) -> Option<PrimitiveKind> {
+    Some(match primitive.ros2_wire_type() {
+        PrimitiveType::Bool => PrimitiveKind::Bool,
+        PrimitiveType::Int8 => PrimitiveKind::Int8,
+        PrimitiveType::UInt8 => PrimitiveKind::UInt8,
+        PrimitiveType::Int16 => PrimitiveKind::Int16,
+        PrimitiveType::UInt16 => PrimitiveKind::UInt16,
+        PrimitiveType::Int32 => PrimitiveKind::Int32,
+        PrimitiveType::UInt32 => PrimitiveKind::UInt32,
+        PrimitiveType::Int64 => PrimitiveKind::Int64,
+        PrimitiveType::UInt64 => PrimitiveKind::UInt64,
+        PrimitiveType::Float32 => PrimitiveKind::Float32,
+        PrimitiveType::Float64 => PrimitiveKind::Float64,
+        _ => return None,
+    })
+}
+
+/// The layout of `n` consecutive elements whose one-element layout is `element`, for every
+/// start phase. Phases repeat with a period of at most 8 elements, so this never loops `n`
+/// times.
+fn repeated(element: &[u64; PHASES], n: u64) -> [u64; PHASES] {
+    let mut out = [0u64; PHASES];
+    for (start, size) in out.iter_mut().enumerate() {
+        // Offsets after 0, 1, 2, … elements, until a phase repeats.
+        let mut first_seen = [None::<(u64, u64)>; PHASES];
+        let mut offset = 0u64;
+        let mut done = 0u64;
+        *size = loop {
+            if done == n {
+                break offset;
+            }
+            let phase = (start as u64 + offset) % PHASES as u64;
+            if let Some((seen_done, seen_offset)) = first_seen[phase as usize] {
+                let period = done - seen_done;
+                let bytes = offset - seen_offset;
+                let cycles = (n - done) / period;
+                offset = offset.saturating_add(bytes.saturating_mul(cycles));
+                done += cycles * period;
+                // The rest (fewer than one period) element by element.
+                while done < n {
+                    let phase = (start as u64 + offset) % PHASES as u64;
+                    offset = offset.saturating_add(element[phase as usize]);
+                    done += 1;
+                }
+                break offset;
+            }
+            first_seen[phase as usize] = Some((done, offset));
+            offset = offset.saturating_add(element[phase as usize]);
+            done += 1;
+        };
+    }
+    out
+}
+
+/// The layout of one primitive element, or of `n` of them in a row (padding before the first
+/// only).
+fn primitive_layout(kind: PrimitiveKind, n: u64) -> Layout {
+    let bytes = (kind.size() as u64).saturating_mul(n);
+    let table = |max_align: usize| {
+        let align = alignment(kind, max_align) as u64;
+        std::array::from_fn(|phase| {
+            if n == 0 {
+                0
+            } else {
+                padding(phase as u64, align).saturating_add(bytes)
+            }
+        })
+    };
+    Layout {
+        xcdr1: table(8),
+        xcdr2: table(4),
+    }
+}
+
+fn field_layout(elem: Elem, count: Count, plans: &[Option<MessagePlan>]) -> Option<Layout> {
+    let n = match count {
+        Count::One => 1,
+        Count::Fixed(n) => n,
+        Count::Sequence => return None,
+    };
+    match elem {
+        Elem::Prim(kind) => Some(primitive_layout(kind, n)),
+        Elem::Message(id) => {
+            let child = plans.get(id)?.as_ref()?.layout?;
+            Some(Layout {
+                xcdr1: repeated(&child.xcdr1, n),
+                xcdr2: repeated(&child.xcdr2, n),
+            })
+        }
+        Elem::String | Elem::WString => None,
+    }
+}
+
+/// The layout of consecutive fields, when all have one.
+fn fields_layout(fields: &[FieldPlan], empty: bool) -> Option<Layout> {
+    let start = if empty {
+        Layout {
+            xcdr1: [1; PHASES],
+            xcdr2: [1; PHASES],
+        }
+    } else {
+        Layout::EMPTY
+    };
+    fields
+        .iter()
+        .try_fold(start, |layout, field| Some(layout.then(&field.layout?)))
+}
+
+fn compile_message(
+    definition: &MessageDefinition,
+    ids: &HashMap<&TypeName, usize>,
+    plans: &[Option<MessagePlan>],
+) -> Result<MessagePlan, Error> {
+    let mut fields = Vec::with_capacity(definition.fields.len());
+    for field in &definition.fields {
+        let (elem, string_bound) = match &field.ty.element {
+            ElementType::Primitive(PrimitiveType::String) => (Elem::String, None),
+            ElementType::Primitive(PrimitiveType::WString) => (Elem::WString, None),
+            ElementType::BoundedString { wide, max_len } => (
+                if *wide { Elem::WString } else { Elem::String },
+                Some(*max_len),
+            ),
+            element => match (referenced_type(element), element) {
+                (Some(name), _) => {
+                    let id =
+                        ids.get(&name)
+                            .copied()
+                            .ok_or_else(|| robolog_msg::Error::MissingType {
+                                missing: name.clone(),
+                                needed_by: Some(definition.name.clone()),
+                            })?;
+                    (Elem::Message(id), None)
+                }
+                // Every other ROS 2 primitive has a kind.
+                (None, ElementType::Primitive(p)) => (
+                    Elem::Prim(primitive_kind(*p).unwrap_or(PrimitiveKind::UInt8)),
+                    None,
+                ),
+                (None, _) => (Elem::Prim(PrimitiveKind::UInt8), None),
+            },
+        };
+        let (count, sequence_bound) = match field.ty.array {
+            ArrayKind::Scalar => (Count::One, None),
+            ArrayKind::Fixed(n) => (Count::Fixed(n), None),
+            ArrayKind::Variable => (Count::Sequence, None),
+            ArrayKind::Bounded(n) => (Count::Sequence, Some(n)),
+        };
+        let element_min = match elem {
+            Elem::Prim(kind) => kind.size() as u64,
+            Elem::String | Elem::WString => 4,
+            Elem::Message(id) => plans
+                .get(id)
+                .and_then(Option::as_ref)
+                .map_or(1, |c| c.min_size),
+        };
+        let min_size = match count {
+            Count::One => element_min,
+            Count::Fixed(n) => element_min.saturating_mul(n),
+            Count::Sequence => 4,
+        };
+        fields.push(FieldPlan {
+            name: field.name.as_str().into(),
+            elem,
+            count,
+            type_text: field.type_text.as_str().into(),
+            sequence_bound,
+            string_bound,
+            element_min,
+            min_size,
+            layout: field_layout(elem, count, plans),
+        });
+    }
+    let empty = fields.is_empty();
+    let min_size = if empty {
+        1
+    } else {
+        fields
+            .iter()
+            .fold(0u64, |total, f| total.saturating_add(f.min_size))
+    };
+    let layout = fields_layout(&fields, empty);
+    // Saturating: a hostile definition can nest messages into astronomical counts; the decoder
+    // caps the values of a message anyway (see `MAX_VALUES_PER_BYTE`).
+    let min_nodes = fields
+        .iter()
+        .filter_map(|f| match (f.elem, f.count) {
+            (Elem::Message(id), Count::One) => {
+                plans.get(id).and_then(Option::as_ref).map(|c| c.min_nodes)
+            }
+            _ => None,
+        })
+        .fold(fields.len(), usize::saturating_add);
+
+    let align = fields
+        .iter()
+        .map(|f| element_alignment(f.elem, plans))
+        .max()
+        .unwrap_or(1);
+
+    let small = layout.is_some_and(|l| l.xcdr1.iter().all(|&s| s <= MAX_TEMPLATE_BYTES));
+    let templates = if small {
+        let mut run = RunBuilder::new(empty);
+        fields
+            .iter()
+            .all(|f| run.add(f, plans))
+            .then(|| run.finish())
+    } else {
+        None
+    };
+
+    let mut steps = Vec::new();
+    let mut run: Option<(usize, RunBuilder)> = None;
+    for (index, field) in fields.iter().enumerate() {
+        if let Some((_, builder)) = run.as_mut()
+            && builder.add(field, plans)
+        {
+            continue;
+        }
+        if let Some((slot, builder)) = run.take() {
+            steps.push(Step::Run {
+                slot,
+                templates: builder.finish(),
+            });
+        }
+        let mut builder = RunBuilder::new(false);
+        if builder.add(field, plans) {
+            run = Some((index, builder));
+        } else {
+            steps.push(Step::of(index, field));
+        }
+    }
+    if let Some((slot, builder)) = run {
+        steps.push(Step::Run {
+            slot,
+            templates: builder.finish(),
+        });
+    }
+
+    Ok(MessagePlan {
+        name: definition.name.clone(),
+        fields,
+        empty,
+        min_size,
+        layout,
+        templates,
+        steps,
+        min_nodes,
+        align,
+    })
+}
+
+/// The largest XCDR1 alignment of any value inside an element type.
+fn element_alignment(elem: Elem, plans: &[Option<MessagePlan>]) -> usize {
+    match elem {
+        Elem::Prim(kind) => kind.size(),
+        Elem::String | Elem::WString => 4,
+        Elem::Message(id) => plans
+            .get(id)
+            .and_then(Option::as_ref)
+            .map_or(1, |child| child.align),
+    }
+}
+
+/// Builds the templates of a run of fixed-layout fields for every start phase at once, field by
+/// field, refusing fields that would make them too large.
+#[derive(Debug)]
+struct RunBuilder {
+    phases: Vec<TemplateBuilder>,
+    /// The largest alignment so far: the templates of phases `p` and `p + widest` are equal.
+    widest: usize,
+}
+
+impl RunBuilder {
+    /// A run; `empty` starts it with the one byte of an empty message.
+    fn new(empty: bool) -> Self {
+        RunBuilder {
+            phases: (0..PHASES as u64)
+                .map(|phase| TemplateBuilder {
+                    phase,
+                    cursor: u64::from(empty),
+                    ..TemplateBuilder::default()
+                })
+                .collect(),
+            widest: 1,
+        }
+    }
+
+    /// Adds `field` when it has a fixed layout and fits; returns false (and changes nothing)
+    /// otherwise.
+    fn add(&mut self, field: &FieldPlan, plans: &[Option<MessagePlan>]) -> bool {
+        if field.layout.is_none() {
+            return false;
+        }
+        let saved: Vec<(u64, usize, usize)> = self
+            .phases
+            .iter()
+            .map(|b| (b.cursor, b.own.len(), b.appended.len()))
+            .collect();
+        let added = self
+            .phases
+            .iter_mut()
+            .all(|builder| match builder.field(field, plans) {
+                Some(op) => {
+                    builder.own.push(op);
+                    true
+                }
+                None => false,
+            });
+        if !added {
+            for (builder, (cursor, own, appended)) in self.phases.iter_mut().zip(saved) {
+                builder.cursor = cursor;
+                builder.own.truncate(own);
+                builder.appended.truncate(appended);
+            }
+            return false;
+        }
+        self.widest = self.widest.max(element_alignment(field.elem, plans));
+        true
+    }
+
+    fn finish(self) -> Templates {
+        let widest = self.widest;
+        Templates(
+            self.phases
+                .into_iter()
+                .take(widest)
+                .map(TemplateBuilder::finish)
+                .collect(),
+        )
+    }
+}
+
+/// Lays out fixed-layout fields from a start phase, flattening nested messages.
+#[derive(Debug, Default)]
+struct TemplateBuilder {
+    /// The payload offset of the run's start, modulo 8.
+    phase: u64,
+    /// Bytes from the run's start to the next value.
+    cursor: u64,
+    own: Vec<Op>,
+    appended: Vec<Op>,
+}
+
+impl TemplateBuilder {
+    fn nodes(&self) -> usize {
+        self.own.len() + self.appended.len()
+    }
+
+    /// The op of one fixed-layout field at the cursor (nested nodes appended); `None` when the
+    /// field has no fixed layout or the template would grow too large.
+    fn field(&mut self, field: &FieldPlan, plans: &[Option<MessagePlan>]) -> Option<Op> {
+        match (field.elem, field.count) {
+            (Elem::Prim(kind), Count::One) => {
+                let offset = self.place(kind, 1)?;
+                Some(Op::primitive(kind, offset))
+            }
+            (Elem::Prim(kind), Count::Fixed(n)) => {
+                let offset = self.place(kind, n)?;
+                let len = u32::try_from((kind.size() as u64).checked_mul(n)?).ok()?;
+                Some(Op::Array { kind, offset, len })
+            }
+            (Elem::Message(id), Count::One) => self.message(id, plans),
+            (Elem::Message(id), Count::Fixed(n)) => {
+                let count = usize::try_from(n).ok()?;
+                if self.nodes().checked_add(count)? > MAX_TEMPLATE_NODES {
+                    return None;
+                }
+                let rel = self.appended.len();
+                self.appended
+                    .extend(std::iter::repeat_n(Op::Message { rel: 0, len: 0 }, count));
+                for i in 0..count {
+                    let op = self.message(id, plans)?;
+                    self.appended[rel + i] = op;
+                }
+                Some(Op::Messages {
+                    rel: rel as u32,
+                    len: count as u32,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// A nested message at the cursor: its fields become appended nodes.
+    fn message(&mut self, id: usize, plans: &[Option<MessagePlan>]) -> Option<Op> {
+        let child = plans.get(id)?.as_ref()?;
+        let count = child.fields.len();
+        if self.nodes() + count > MAX_TEMPLATE_NODES {
+            return None;
+        }
+        let rel = self.appended.len();
+        if child.empty {
+            self.advance(1)?;
+        }
+        self.appended
+            .extend(std::iter::repeat_n(Op::Message { rel: 0, len: 0 }, count));
+        for (i, field) in child.fields.iter().enumerate() {
+            let op = self.field(field, plans)?;
+            self.appended[rel + i] = op;
+        }
+        Some(Op::Message {
+            rel: rel as u32,
+            len: count as u32,
+        })
+    }
+
+    /// Aligns the cursor for `n` elements of `kind` (no padding when `n` is 0), moves it past
+    /// them, and returns their offset.
+    fn place(&mut self, kind: PrimitiveKind, n: u64) -> Option<u32> {
+        if n > 0 {
+            let pad = padding(self.phase + self.cursor, kind.size() as u64);
+            self.advance(pad)?;
+        }
+        let offset = u32::try_from(self.cursor).ok()?;
+        self.advance((kind.size() as u64).checked_mul(n)?)?;
+        Some(offset)
+    }
+
+    fn advance(&mut self, bytes: u64) -> Option<()> {
+        self.cursor = self
+            .cursor
+            .checked_add(bytes)
+            .filter(|c| *c <= MAX_TEMPLATE_BYTES)?;
+        Some(())
+    }
+
+    fn finish(self) -> Template {
+        let own = self.own.len();
+        let mut ops = self.own;
+        ops.extend(self.appended);
+        let groups = group_ops(&ops, own);
+        let own_groups = groups
+            .iter()
+            .take_while(|g| (g.node as usize) < own)
+            .count();
+        let flat = ops.len() == own && groups.len() == own;
+        Template {
+            size: self.cursor as usize,
+            own,
+            groups,
+            own_groups,
+            ops,
+            flat,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_layouts_follow_the_phase() {
+        // A message {uint8 a; float64 b}: 16 bytes from phase 0, 15 from phase 1.
+        let element: [u64; PHASES] = std::array::from_fn(|p| padding(p as u64 + 1, 8) + 9);
+        assert_eq!(element[0], 16);
+        assert_eq!(element[1], 15);
+        let three = repeated(&element, 3);
+        assert_eq!(three[0], 48);
+        assert_eq!(three[1], 47);
+        // Huge counts take no time and saturate instead of wrapping.
+        assert_eq!(repeated(&element, u64::MAX)[0], u64::MAX);
+        assert_eq!(repeated(&element, 1 << 40)[0], 16 << 40);
+    }
+
+    #[test]
+    fn runs_have_one_template_per_phase_that_matters() {
+        let plan = Plan::from_bundle(
+            "p/M",
+            "string s\nuint8 a\nfloat64 b\nstring t\nfloat64 c\nfloat64 d\n",
+        )
+        .unwrap();
+        let top = plan.top();
+        let sizes: Vec<Vec<usize>> = top
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Run { templates, .. } => Some(templates.0.iter().map(|t| t.size).collect()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                vec![16, 15, 14, 13, 12, 11, 10, 9],
+                vec![16, 23, 22, 21, 20, 19, 18, 17]
+            ]
+        );
+    }
+}
