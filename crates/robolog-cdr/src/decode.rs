@@ -628,7 +628,10 @@ impl<'a> Decoder<'_, 'a, '_> {
         }
         for step in &message.steps {
             let (slot, value) = match *step {
-                Step::Run { slot, ref templates } => {
+                Step::Run {
+                    slot,
+                    ref templates,
+                } => {
                     let template = templates.at(self.offset());
                     self.may_grow(template.ops.len()).map_err(drop)?;
                     self.run(template, base + slot)?;

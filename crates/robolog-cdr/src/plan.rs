@@ -277,7 +277,12 @@ pub(crate) enum Step {
 impl Step {
     /// The step for field `slot` when it is not part of a run.
     fn of(slot: usize, field: &FieldPlan) -> Step {
-        match (field.elem, field.count, field.sequence_bound, field.string_bound) {
+        match (
+            field.elem,
+            field.count,
+            field.sequence_bound,
+            field.string_bound,
+        ) {
             (Elem::String, Count::One, _, None) => Step::String { slot },
             (Elem::Prim(kind), Count::Sequence, None, _) => Step::Primitives { slot, kind },
             (Elem::Message(id), Count::One, _, _) => Step::Message { slot, id },
@@ -324,58 +329,34 @@ pub struct Plan {
     pub(crate) messages: Vec<MessagePlan>,
 }
 
-/// `builtin_interfaces/Time` and `Duration`: what `time` and `duration` mean in a ROS 2
-/// `.msg`, and what a bundle that leaves them out means by them.
-const BUILTIN_TIME: &str = "int32 sec\nuint32 nanosec\n";
-
-fn builtin_name(primitive: PrimitiveType) -> Option<TypeName> {
-    let name = match primitive {
-        PrimitiveType::Time => "Time",
-        PrimitiveType::Duration => "Duration",
-        _ => return None,
-    };
-    TypeName::new("builtin_interfaces", name).ok()
-}
-
-fn is_builtin(name: &TypeName) -> bool {
-    name.package() == "builtin_interfaces" && matches!(name.name(), "Time" | "Duration")
-}
-
-fn builtin_definition(name: &TypeName) -> Result<MessageDefinition, Error> {
-    Ok(robolog_msg::parse_message(
-        name,
-        BUILTIN_TIME,
-        Dialect::Ros2,
-    )?)
-}
-
-/// The message type a field's element refers to (`time`/`duration` included).
+/// The message type a field's element refers to.
 fn referenced_type(element: &ElementType) -> Option<TypeName> {
     match element {
         ElementType::Message(name) => Some(name.clone()),
-        ElementType::Primitive(p) => builtin_name(*p),
-        ElementType::BoundedString { .. } => None,
+        _ => None,
     }
+}
+
+fn is_builtin(name: &TypeName) -> bool {
+    matches!(
+        (name.package(), name.name()),
+        ("builtin_interfaces", "Time" | "Duration") | ("service_msgs", "ServiceEventInfo")
+    )
 }
 
 impl Plan {
     /// Compiles `type_name` and everything it uses from `registry`.
     ///
-    /// `builtin_interfaces/Time` and `Duration` (and the `time`/`duration` spellings of them)
-    /// need no definition in the registry. Fails when a type is missing, unparsable or
-    /// recursive, when a definition is ROS 1, or when messages nest more than [`MAX_NESTING`]
-    /// levels deep.
+    /// `builtin_interfaces/Time` and `Duration` and `service_msgs/ServiceEventInfo` need no
+    /// definition in the registry ([`Registry::add_ros2_builtins`]). Fails when a type is
+    /// missing, unparsable or recursive, when a definition is ROS 1, or when messages nest more
+    /// than [`MAX_NESTING`] levels deep.
     pub fn compile(registry: &Registry, type_name: &TypeName) -> Result<Plan, Error> {
         let dependencies = match registry.dependencies(type_name) {
             Ok(dependencies) => dependencies,
             Err(robolog_msg::Error::MissingType { missing, .. }) if is_builtin(&missing) => {
                 let mut completed = registry.clone();
-                for name in ["Time", "Duration"] {
-                    let name = TypeName::new("builtin_interfaces", name)?;
-                    if !completed.contains(&name) {
-                        completed.insert_message(builtin_definition(&name)?);
-                    }
-                }
+                completed.add_ros2_builtins();
                 return Plan::compile(&completed, type_name);
             }
             Err(e) => return Err(e.into()),
@@ -383,37 +364,9 @@ impl Plan {
         let mut names: Vec<TypeName> = Vec::with_capacity(dependencies.len() + 1);
         names.push(type_name.clone());
         names.extend(dependencies);
-        // `time`/`duration` fields use the built-in types, from the registry when it has them.
-        let mut synthesized = Vec::new();
-        let mut extra = Vec::new();
-        for name in &names {
-            for field in &registry.require(name)?.fields {
-                if let ElementType::Primitive(p) = field.ty.element
-                    && let Some(builtin) = builtin_name(p)
-                    && !names.contains(&builtin)
-                    && !extra.contains(&builtin)
-                {
-                    if !registry.contains(&builtin) {
-                        synthesized.push(builtin_definition(&builtin)?);
-                    }
-                    extra.push(builtin);
-                }
-            }
-        }
-        names.extend(extra);
         let definitions = names
             .iter()
-            .map(|name| match registry.get(name) {
-                Some(definition) => Ok(definition),
-                None => synthesized.iter().find(|d| d.name == *name).ok_or_else(|| {
-                    registry.require(name).err().unwrap_or_else(|| {
-                        robolog_msg::Error::MissingType {
-                            missing: name.clone(),
-                            needed_by: None,
-                        }
-                    })
-                }),
-            })
+            .map(|name| registry.require(name))
             .collect::<Result<Vec<&MessageDefinition>, _>>()?;
         let ids: HashMap<&TypeName, usize> =
             names.iter().enumerate().map(|(i, n)| (n, i)).collect();
@@ -452,18 +405,33 @@ impl Plan {
         })
     }
 
-    /// Parses a ROS 2 definition bundle (an MCAP `ros2msg` schema, a rosbag2
-    /// `message_definitions` row) and compiles its top-level type `type_name` (`pkg/msg/Type`
-    /// or `pkg/Type`).
+    /// Parses a `ros2msg` schema (an MCAP schema, a rosbag2 `message_definitions` row: see
+    /// [`Registry::from_ros2msg`], service events included) and compiles its top-level type
+    /// `type_name` (`pkg/msg/Type`, `pkg/srv/Type_Event`, or `pkg/Type`).
     ///
     /// ```
     /// let plan = robolog_cdr::Plan::from_bundle("my_pkg/msg/Pair", "int32 a\nstring b\n")?;
     /// assert_eq!(plan.type_name().to_string(), "my_pkg/Pair");
+    ///
+    /// // A service event channel stores the `.srv`; the event type is built from it.
+    /// let event = robolog_cdr::Plan::from_bundle(
+    ///     "example_interfaces/srv/AddTwoInts_Event",
+    ///     "int64 a\nint64 b\n---\nint64 sum\n",
+    /// )?;
+    /// assert_eq!(event.field_names().collect::<Vec<_>>(), ["info", "request", "response"]);
     /// # Ok::<(), robolog_cdr::Error>(())
     /// ```
     pub fn from_bundle(type_name: &str, bundle: &str) -> Result<Plan, Error> {
         let name = TypeName::parse(type_name)?;
-        let registry = Registry::from_bundle(&name, bundle, Dialect::Ros2)?;
+        let registry = Registry::from_ros2msg(type_name, bundle)?;
+        Plan::compile(&registry, &name)
+    }
+
+    /// Compiles the type of a schema as MCAP and rosbag2 store it: `encoding` `ros2msg` or
+    /// `ros2idl` (see [`Registry::from_ros2_schema`]).
+    pub fn from_schema(type_name: &str, encoding: &str, text: &str) -> Result<Plan, Error> {
+        let name = TypeName::parse(type_name)?;
+        let registry = Registry::from_ros2_schema(type_name, encoding, text)?;
         Plan::compile(&registry, &name)
     }
 

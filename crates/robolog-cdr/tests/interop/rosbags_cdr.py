@@ -8,7 +8,8 @@ Usage:
 Prints one JSON object per line and message:
   {"source", "type", "definition": the ros2msg schema text, "data": hex of the CDR bytes
    (little endian), "data_be": hex of the same value serialized big endian (generated
-   messages only), "value": rosbags' deserialized message, tagged so that nothing is lost}
+   messages only), "reencoded": rosbags' serialization of what it read (MCAP messages only),
+   "value": rosbags' deserialized message, tagged so that nothing is lost}
 
 Tagging: floats are {"f": hex of the IEEE-754 double bits} (float32 values arrive exactly
 widened; NaN and infinities survive); numpy uint8 arrays are {"hex": ...}; other numpy arrays
@@ -282,6 +283,28 @@ def custom(count):
         emit("custom", name, definition, store, random_message(store, name, rng))
 
 
+def event_store(name, text):
+    """A typestore for a service event channel: rosbag2 stores the `.srv` text of the service;
+    the event type is built as rosidl builds it (rosbags has no reader for that)."""
+    if SEPARATOR[:3] in text:
+        raise ValueError(f"{name}: only bare .srv texts are handled here")
+    package, _, event = name.split("/")
+    service = event.removesuffix("_Event")
+    request, response = text.split("\n---\n", 1) if "\n---\n" in text else text.split("---\n", 1)
+    # rosbags files every type under `pkg/msg/`.
+    store = get_typestore(Stores.ROS2_JAZZY)
+    prefix = f"{package}/msg/{service}"
+    store.register(get_types_from_msg(request, f"{prefix}_Request"))
+    store.register(get_types_from_msg(response, f"{prefix}_Response"))
+    store.register(get_types_from_msg(
+        "service_msgs/msg/ServiceEventInfo info\n"
+        f"{prefix}_Request[<=1] request\n"
+        f"{prefix}_Response[<=1] response\n",
+        f"{prefix}_Event",
+    ))
+    return store, f"{prefix}_Event"
+
+
 def mcap(paths):
     from mcap.reader import make_reader
 
@@ -291,21 +314,22 @@ def mcap(paths):
                 if channel.message_encoding != "cdr" or schema is None:
                     continue
                 text = schema.data.decode()
-                store = get_typestore(Stores.EMPTY)
-                try:
+                if schema.name.endswith("_Event") and "/srv/" in schema.name:
+                    store, typename = event_store(schema.name, text)
+                else:
+                    store, typename = get_typestore(Stores.EMPTY), schema.name
                     store.register(get_types_from_msg(text, schema.name))
-                    value = store.deserialize_cdr(message.data, schema.name)
-                except Exception as error:  # noqa: BLE001 (rosbags cannot read service events)
-                    print(json.dumps({"source": path, "type": schema.name, "topic": channel.topic,
-                                      "definition": text, "data": message.data.hex(),
-                                      "rosbags_error": str(error)}))
-                    continue
+                value = store.deserialize_cdr(message.data, typename)
                 print(json.dumps({
                     "source": path,
                     "type": schema.name,
+                    "encoding": schema.encoding,
                     "topic": channel.topic,
                     "definition": text,
                     "data": message.data.hex(),
+                    # Recorders leave whatever was in their buffer in padding bytes; rosbags,
+                    # like us, writes zeros.
+                    "reencoded": bytes(store.serialize_cdr(value, typename)).hex(),
                     "value": tag(value, store),
                 }))
 
