@@ -75,16 +75,40 @@ pub(crate) struct CatArgs {
 /// Which messages: topics and a log-time window.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct Selection {
-    /// Only this topic (exact name, or a glob: `/camera/*`, `/tf**`); repeat for more.
-    #[arg(long = "topic", short = 't', value_name = "TOPIC")]
+    /// Only this topic: an exact name or a glob (`*` matches any characters, `/` included:
+    /// `/camera/*`, `/turtle*`); repeat for more.
+    #[arg(long = "topic", short = 't', value_name = "TOPIC", visible_alias = "topics")]
     pub(crate) topics: Vec<String>,
-    /// Only messages logged at or after this time: nanoseconds since 1970, or RFC 3339
-    /// (2020-09-13T12:26:40.5Z).
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    /// Only topics this regular expression matches whole (`/turtle[12]/.*`); repeat for more.
+    #[arg(long, value_name = "REGEX", visible_alias = "include-topic-regex")]
+    pub(crate) topic_regex: Vec<String>,
+    /// Leave out this topic (a name or a glob, as --topic); repeat for more.
+    #[arg(long, value_name = "TOPIC")]
+    pub(crate) exclude_topic: Vec<String>,
+    /// Leave out the topics this regular expression matches whole; repeat for more.
+    #[arg(long, value_name = "REGEX")]
+    pub(crate) exclude_topic_regex: Vec<String>,
+    /// Only messages logged at or after this time: seconds since 1970 with an optional
+    /// fraction (1396293900.5), nanoseconds (a bare integer from 10^12 on is nanoseconds, below
+    /// it seconds), a number with a unit (1396293900s, 250ms, 10us, 5ns), or RFC 3339
+    /// (2014-03-31T19:25:00.5Z).
+    #[arg(long, short = 'S', value_name = "TIME", value_parser = parse_time)]
     pub(crate) start: Option<u64>,
     /// Only messages logged before this time (same forms as --start).
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    #[arg(long, short = 'E', value_name = "TIME", value_parser = parse_time)]
     pub(crate) end: Option<u64>,
+    /// --start in whole seconds (as the `mcap` CLI takes it).
+    #[arg(long, value_name = "SECONDS", conflicts_with_all = ["start", "start_nsecs"])]
+    pub(crate) start_secs: Option<u64>,
+    /// --start in nanoseconds.
+    #[arg(long, value_name = "NS", conflicts_with = "start")]
+    pub(crate) start_nsecs: Option<u64>,
+    /// --end in whole seconds.
+    #[arg(long, value_name = "SECONDS", conflicts_with_all = ["end", "end_nsecs"])]
+    pub(crate) end_secs: Option<u64>,
+    /// --end in nanoseconds.
+    #[arg(long, value_name = "NS", conflicts_with = "end")]
+    pub(crate) end_nsecs: Option<u64>,
 }
 
 /// How to write an output log.

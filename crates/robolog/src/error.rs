@@ -97,6 +97,15 @@ pub enum Error {
         #[source]
         source: globset::Error,
     },
+    /// A topic regular expression does not compile.
+    #[error("invalid topic regular expression {pattern:?}: {source}")]
+    TopicRegex {
+        /// The pattern.
+        pattern: String,
+        /// What the regex crate reported.
+        #[source]
+        source: Box<regex::Error>,
+    },
     /// A ROS 1 definition could not be read (to compute its md5sum).
     #[cfg(feature = "ros1")]
     #[error("{topic}: cannot read the definition of {type_name}: {source}")]

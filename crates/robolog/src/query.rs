@@ -1,10 +1,12 @@
-//! What to read: topics (exact names and globs), a log-time range, and an order.
+//! What to read: topics (names, globs and regular expressions, to include or exclude), a
+//! log-time range, and an order.
 
 use std::collections::HashSet;
 use std::ops::RangeBounds;
 use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use regex::RegexSet;
 use robolog_framing::InclusiveRange;
 
 use crate::error::{Error, Result};
@@ -22,22 +24,38 @@ pub enum Order {
 
 /// Which messages to read: topics and a log-time range. Everything by default.
 ///
-/// Topic patterns are exact names, or globs when they contain `*`, `?`, `[` or `{`: `*` and `?`
-/// stay within one `/`-separated level, `**` crosses levels (`/camera/**` matches
-/// `/camera/left/image`), `{a,b}` picks alternatives. A topic equal to a pattern always
-/// matches, even when the pattern looks like a glob.
+/// Topics are chosen by patterns to include and patterns to exclude; a topic is read when it
+/// matches an include pattern (or none is given) and no exclude pattern. Patterns are exact
+/// names, globs, or regular expressions:
+///
+/// - a name or glob ([`Filter::topics`], [`Filter::exclude_topics`]) is a glob when it contains
+///   `*`, `?`, `[` or `{`: `*` matches any characters, `/` included (`/turtle*` matches
+///   `/turtle1/pose`), `?` one character, `[ab]` one of a set, `{a,b}` one of the alternatives.
+///   A topic equal to a pattern always matches, even when the pattern looks like a glob;
+/// - a regular expression ([`Filter::topic_regexes`], [`Filter::exclude_topic_regexes`], the
+///   syntax of the `regex` crate) must match the whole topic name: `/camera/.*` matches
+///   `/camera/left/image`, `camera` matches only `camera` (as in the `mcap` CLI).
 ///
 /// ```
 /// use robolog::Filter;
-/// let filter = Filter::new().topics(["/imu", "/camera/*/image"]).time_range(10..20);
+/// let filter = Filter::new()
+///     .topics(["/imu", "/camera/*/image"])
+///     .topic_regexes(["/gps/(fix|vel)"])
+///     .exclude_topics(["/camera/right/*"])
+///     .time_range(10..20);
 /// assert!(filter.contains_time(10) && !filter.contains_time(20));
 /// let topics = filter.topic_matcher()?.unwrap();
 /// assert!(topics.matches("/camera/left/image") && !topics.matches("/camera/left/info"));
+/// assert!(topics.matches("/gps/fix") && !topics.matches("/gps/fix2"));
+/// assert!(!topics.matches("/camera/right/image"));
 /// # Ok::<(), robolog::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Filter {
     topics: Option<Vec<String>>,
+    topic_regexes: Vec<String>,
+    exclude_topics: Vec<String>,
+    exclude_regexes: Vec<String>,
     start: u64,
     end: u64,
     empty: bool,
@@ -47,6 +65,9 @@ impl Default for Filter {
     fn default() -> Self {
         Self {
             topics: None,
+            topic_regexes: Vec::new(),
+            exclude_topics: Vec::new(),
+            exclude_regexes: Vec::new(),
             start: 0,
             end: u64::MAX,
             empty: false,
@@ -60,9 +81,33 @@ impl Filter {
         Self::default()
     }
 
-    /// Only messages on topics matching one of `patterns` (replaces earlier patterns).
+    /// Only messages on topics matching one of `patterns`, names or globs (replaces earlier
+    /// names and globs; regular expressions from [`Filter::topic_regexes`] still add to them).
     pub fn topics<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Self {
         self.topics = Some(patterns.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Also messages on topics that one of these regular expressions matches whole (replaces
+    /// earlier ones). With regular expressions alone, only the topics they match are read.
+    pub fn topic_regexes<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Self {
+        self.topic_regexes = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// No messages on topics matching one of these names or globs (replaces earlier ones).
+    pub fn exclude_topics<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Self {
+        self.exclude_topics = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// No messages on topics that one of these regular expressions matches whole (replaces
+    /// earlier ones).
+    pub fn exclude_topic_regexes<S: Into<String>>(
+        mut self,
+        patterns: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.exclude_regexes = patterns.into_iter().map(Into::into).collect();
         self
     }
 
@@ -75,14 +120,38 @@ impl Filter {
         self
     }
 
-    /// The topic patterns, `None` for every topic.
+    /// The names and globs of the topics to include, `None` when none was given.
     pub fn topic_patterns(&self) -> Option<&[String]> {
         self.topics.as_deref()
     }
 
+    /// True when topics are chosen at all (an include or an exclude pattern).
+    pub fn selects_topics(&self) -> bool {
+        self.topics.is_some()
+            || !self.topic_regexes.is_empty()
+            || !self.exclude_topics.is_empty()
+            || !self.exclude_regexes.is_empty()
+    }
+
     /// The compiled topic patterns, `None` for every topic.
     pub fn topic_matcher(&self) -> Result<Option<TopicMatcher>> {
-        self.topics.as_ref().map(TopicMatcher::new).transpose()
+        if !self.selects_topics() {
+            return Ok(None);
+        }
+        let include = if self.topics.is_none() && self.topic_regexes.is_empty() {
+            None
+        } else {
+            Some(PatternSet::new(
+                self.topics.iter().flatten(),
+                &self.topic_regexes,
+            )?)
+        };
+        let exclude = if self.exclude_topics.is_empty() && self.exclude_regexes.is_empty() {
+            None
+        } else {
+            Some(PatternSet::new(&self.exclude_topics, &self.exclude_regexes)?)
+        };
+        Ok(Some(TopicMatcher { include, exclude }))
     }
 
     /// First log time included.
@@ -112,7 +181,7 @@ impl Filter {
 
     /// True when the filter selects everything.
     pub fn is_everything(&self) -> bool {
-        self.topics.is_none() && self.all_times()
+        !self.selects_topics() && self.all_times()
     }
 
     /// The channels the topic patterns select.
@@ -127,24 +196,31 @@ impl Filter {
             });
         };
         let mut ids = Vec::new();
-        let mut used = vec![false; matcher.patterns.len()];
+        let include_count = matcher.include.as_ref().map_or(0, |s| s.patterns.len());
+        let mut used = vec![false; include_count];
         for channel in channels {
-            let mut hit = false;
-            for (i, pattern) in matcher.patterns.iter().enumerate() {
-                if matcher.pattern_matches(i, pattern, &channel.topic) {
-                    used[i] = true;
-                    hit = true;
+            let topic = channel.topic.as_str();
+            let included = match &matcher.include {
+                None => true,
+                Some(set) => {
+                    let mut hit = false;
+                    for i in set.matching(topic) {
+                        used[i] = true;
+                        hit = true;
+                    }
+                    hit
                 }
-            }
-            if hit {
+            };
+            if included && !matcher.exclude.as_ref().is_some_and(|s| s.matches(topic)) {
                 ids.push(channel.id);
             }
         }
         ids.sort_unstable();
         ids.dedup();
         let unmatched = matcher
-            .patterns
+            .include
             .iter()
+            .flat_map(|set| set.patterns.iter())
             .zip(used)
             .filter(|(_, used)| !used)
             .map(|(p, _)| p.clone())
@@ -161,7 +237,7 @@ impl Filter {
 pub struct Selection {
     /// Sorted channel ids, `None` for every channel.
     pub channels: Option<Vec<u32>>,
-    /// Patterns that matched no channel (worth a warning: a typo?).
+    /// Include patterns that matched no channel (worth a warning: a typo?).
     pub unmatched: Vec<String>,
 }
 
@@ -174,29 +250,59 @@ impl Selection {
     }
 }
 
-/// Compiled topic patterns.
+/// Compiled topic patterns: what to include and what to exclude (see [`Filter`]).
 #[derive(Debug, Clone)]
 pub struct TopicMatcher {
-    patterns: Vec<String>,
-    exact: HashSet<String>,
-    /// Index into `patterns` of each glob in `globs`.
-    glob_patterns: Vec<usize>,
-    globs: GlobSet,
+    include: Option<PatternSet>,
+    exclude: Option<PatternSet>,
 }
 
 impl TopicMatcher {
-    /// Compiles `patterns` (see [`Filter`] for the syntax).
+    /// Compiles names and globs to include (see [`Filter`] for the syntax).
     pub fn new<S: AsRef<str>>(patterns: impl IntoIterator<Item = S>) -> Result<Self> {
         let patterns: Vec<String> = patterns
             .into_iter()
             .map(|p| p.as_ref().to_owned())
             .collect();
+        Ok(Self {
+            include: Some(PatternSet::new(&patterns, &[] as &[String])?),
+            exclude: None,
+        })
+    }
+
+    /// True when `topic` is selected: included and not excluded.
+    pub fn matches(&self, topic: &str) -> bool {
+        self.include.as_ref().is_none_or(|s| s.matches(topic))
+            && !self.exclude.as_ref().is_some_and(|s| s.matches(topic))
+    }
+}
+
+/// Names, globs and regular expressions, each remembered as given for messages.
+#[derive(Debug, Clone)]
+struct PatternSet {
+    /// Names and globs first, then regular expressions.
+    patterns: Vec<String>,
+    exact: HashSet<String>,
+    /// Index into `patterns` of each glob in `globs`.
+    glob_patterns: Vec<usize>,
+    globs: GlobSet,
+    /// Index into `patterns` of the first regular expression.
+    first_regex: usize,
+    regexes: RegexSet,
+}
+
+impl PatternSet {
+    fn new<'p>(
+        names: impl IntoIterator<Item = &'p String>,
+        regexes: &[String],
+    ) -> Result<Self> {
+        let mut patterns: Vec<String> = names.into_iter().cloned().collect();
         let mut builder = GlobSetBuilder::new();
         let mut glob_patterns = Vec::new();
         for (i, pattern) in patterns.iter().enumerate() {
             if is_glob(pattern) {
                 let glob = GlobBuilder::new(pattern)
-                    .literal_separator(true)
+                    .literal_separator(false)
                     .build()
                     .map_err(|source| Error::TopicPattern {
                         pattern: pattern.clone(),
@@ -210,27 +316,61 @@ impl TopicMatcher {
             pattern: patterns.join(" "),
             source,
         })?;
+        let exact = patterns.iter().cloned().collect();
+        let first_regex = patterns.len();
+        let mut anchored = Vec::with_capacity(regexes.len());
+        for pattern in regexes {
+            // Checked one by one so that the error names the pattern at fault.
+            let whole = format!("^(?:{pattern})$");
+            regex::Regex::new(&whole).map_err(|source| Error::TopicRegex {
+                pattern: pattern.clone(),
+                source: Box::new(source),
+            })?;
+            anchored.push(whole);
+            patterns.push(pattern.clone());
+        }
+        let regexes = RegexSet::new(&anchored).map_err(|source| Error::TopicRegex {
+            pattern: regexes.join(" "),
+            source: Box::new(source),
+        })?;
         Ok(Self {
-            exact: patterns.iter().cloned().collect(),
             patterns,
+            exact,
             glob_patterns,
             globs,
+            first_regex,
+            regexes,
         })
     }
 
-    /// True when `topic` matches any pattern.
-    pub fn matches(&self, topic: &str) -> bool {
-        self.exact.contains(topic) || (!self.glob_patterns.is_empty() && self.globs.is_match(topic))
+    fn matches(&self, topic: &str) -> bool {
+        self.exact.contains(topic)
+            || (!self.glob_patterns.is_empty() && self.globs.is_match(topic))
+            || (!self.regexes.is_empty() && self.regexes.is_match(topic))
     }
 
-    fn pattern_matches(&self, index: usize, pattern: &str, topic: &str) -> bool {
-        if pattern == topic {
-            return true;
+    /// The index of every pattern that matches `topic`.
+    fn matching(&self, topic: &str) -> Vec<usize> {
+        let mut hits: Vec<usize> = (0..self.first_regex)
+            .filter(|&i| self.patterns[i] == topic)
+            .collect();
+        if !self.glob_patterns.is_empty() {
+            hits.extend(
+                self.globs
+                    .matches(topic)
+                    .into_iter()
+                    .map(|g| self.glob_patterns[g]),
+            );
         }
-        match self.glob_patterns.iter().position(|&p| p == index) {
-            Some(glob) => self.globs.matches(topic).contains(&glob),
-            None => false,
+        if !self.regexes.is_empty() {
+            hits.extend(
+                self.regexes
+                    .matches(topic)
+                    .into_iter()
+                    .map(|r| self.first_regex + r),
+            );
         }
+        hits
     }
 }
 
@@ -267,9 +407,50 @@ mod tests {
         let selection = filter.select(&channels).unwrap();
         assert_eq!(selection.channels, Some(vec![1, 2, 3, 4]));
         assert_eq!(selection.unmatched, ["/gps"]);
+        // `*` crosses `/`, as users expect of `/camera*` (and as `ros2 bag` regexes do).
+        let star = Filter::new().topics(["/camera*"]).select(&channels).unwrap();
+        assert_eq!(star.channels, Some(vec![1, 2, 3]));
         let only_star = Filter::new().topics(["/*"]).select(&channels).unwrap();
-        assert_eq!(only_star.channels, Some(vec![0, 4]));
+        assert_eq!(only_star.channels, Some(vec![0, 1, 2, 3, 4]));
         assert!(Filter::new().select(&channels).unwrap().channels.is_none());
+    }
+
+    #[test]
+    fn regexes_match_whole_names_and_excludes_win() {
+        let channels = [
+            channel(0, "/imu"),
+            channel(1, "/camera/left/image"),
+            channel(2, "/camera/right/image"),
+            channel(3, "/camera/left/info"),
+            channel(4, "/tf"),
+        ];
+        let select = |filter: Filter| filter.select(&channels).unwrap();
+        let regex = select(Filter::new().topic_regexes([".*/image", "/nothing.*", "tf"]));
+        assert_eq!(regex.channels, Some(vec![1, 2]));
+        // `tf` must match the whole name, so it does not match `/tf`.
+        assert_eq!(regex.unmatched, ["/nothing.*", "tf"]);
+        let both = select(Filter::new().topics(["/tf"]).topic_regexes(["/i.u"]));
+        assert_eq!(both.channels, Some(vec![0, 4]));
+        let excluded = select(Filter::new().exclude_topics(["/camera/left/*"]));
+        assert_eq!(excluded.channels, Some(vec![0, 2, 4]));
+        assert!(excluded.unmatched.is_empty());
+        let mixed = select(
+            Filter::new()
+                .topics(["/camera/**"])
+                .exclude_topic_regexes([".*/info"]),
+        );
+        assert_eq!(mixed.channels, Some(vec![1, 2]));
+        let matcher = Filter::new()
+            .exclude_topic_regexes(["/t."])
+            .topic_matcher()
+            .unwrap()
+            .unwrap();
+        assert!(matcher.matches("/imu") && !matcher.matches("/tf"));
+        let err = Filter::new().topic_regexes(["(a"]).topic_matcher().unwrap_err();
+        assert!(
+            err.to_string().starts_with("invalid topic regular expression \"(a\""),
+            "{err}"
+        );
     }
 
     #[test]

@@ -440,7 +440,7 @@ fn cat_unmatched_topic_warns() {
     assert!(run.stdout.is_empty());
     assert!(
         run.stderr
-            .contains("warning: --topic /nope matches no topic in testdata/"),
+            .contains("warning: topic pattern /nope matches no topic in testdata/"),
         "{}",
         run.stderr
     );
