@@ -77,3 +77,35 @@ fn topic_globs_cross_slashes_and_regexes_match_whole_names() {
     let bad = robolog(["cat", TURTLES, "--topic-regex", "(unclosed"]).expect(2);
     assert!(bad.stderr.contains("invalid topic regular expression"), "{}", bad.stderr);
 }
+
+// ----------------------------------------------------------------------- check's severities
+
+#[test]
+fn channels_listed_only_in_the_summary_are_notes_not_errors() {
+    // rosbag2 writes the topics it subscribed to without messages into the summary alone.
+    let file = "testdata/rosbag2/files/topics_and_services.mcap";
+    let run = robolog(["check", file]).expect(0);
+    assert!(
+        run.stdout.ends_with(
+            "topics_and_services.mcap: MCAP, 13 messages read, 0 errors, 0 warnings, 5 notes: ok\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "note at byte 15794: Channel 1 (\"/rosout\") appears only in the summary, not in the data section: it has no messages\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    // The schema such a channel refers to is in the summary too: no complaint about that.
+    assert!(!run.stdout.contains("not defined before it"), "{}", run.stdout);
+    // --strict fails on warnings, never on notes.
+    robolog(["check", "--strict", file]).expect(0);
+    let json = robolog(["check", "--json", file]).expect(0).json();
+    assert_eq!(json["valid"], true);
+    assert_eq!(json["problems"][0]["severity"], "info");
+    // Damage is still an error.
+    robolog(["check", "testdata/samples/demo-zstd-truncated.mcap"]).expect(1);
+}

@@ -14,12 +14,17 @@ use crate::records::{
     Statistics, op, record_name,
 };
 
-/// How bad a problem is.
+/// How bad a problem is. The rule: an error is what loses or corrupts data (a reader fails,
+/// misses messages or reads wrong ones); a warning is an inconsistency that costs no data; a
+/// note is worth knowing and nothing is wrong with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// Worth knowing, nothing is wrong (a channel without messages listed only in the summary).
+    Info,
     /// Allowed, but worth fixing (the file works, some tools may handle it badly).
     Warning,
-    /// The file breaks the specification; readers may fail or miss data.
+    /// Data is lost or corrupt, or the file breaks the specification so that readers fail or
+    /// miss data.
     Error,
 }
 
@@ -40,6 +45,7 @@ impl fmt::Display for Problem {
         let level = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Info => "note",
         };
         write!(f, "{level} at byte {}: {}", self.offset, self.message)
     }
@@ -138,6 +144,14 @@ impl Doctor<'_> {
         });
     }
 
+    fn note(&mut self, offset: u64, message: impl Into<String>) {
+        self.problems.push(Problem {
+            offset,
+            severity: Severity::Info,
+            message: message.into(),
+        });
+    }
+
     fn run(&mut self) {
         let data = self.data;
         if data.len() < MAGIC.len() || data[..MAGIC.len()] != MAGIC {
@@ -181,7 +195,9 @@ impl Doctor<'_> {
             first = false;
             if self.in_summary && !matches!(opcode, op::FOOTER | op::SUMMARY_OFFSET) {
                 if last_summary_opcode != Some(opcode) && !summary_groups.insert(opcode) {
-                    self.error(
+                    // Readers that follow SummaryOffset records may miss the second run; the
+                    // records themselves are all there.
+                    self.warn(
                         offset,
                         format!(
                             "summary records are not grouped: a second run of {last_name} records starts here"
@@ -201,13 +217,13 @@ impl Doctor<'_> {
             match record {
                 Record::Header(h) => {
                     if h.library.is_empty() {
-                        self.warn(
+                        self.note(
                             offset,
                             "Header.library is empty: set it to identify the software that wrote the file",
                         );
                     }
                     if !matches!(&*h.profile, "" | "ros1" | "ros2") {
-                        self.warn(
+                        self.note(
                             offset,
                             format!("Header.profile {:?} is not a well-known profile", h.profile),
                         );
@@ -248,7 +264,7 @@ impl Doctor<'_> {
                 }
                 Record::MessageIndex(mi) => {
                     if pending_chunk.is_none() {
-                        self.error(offset, "MessageIndex without a Chunk before it");
+                        self.warn(offset, "MessageIndex without a Chunk before it");
                     } else {
                         let channel_id = mi.channel_id;
                         if let std::collections::btree_map::Entry::Vacant(slot) =
@@ -317,7 +333,7 @@ impl Doctor<'_> {
                 }
                 Record::Statistics(s) => {
                     if self.statistics.is_some() {
-                        self.error(offset, "more than one Statistics record");
+                        self.warn(offset, "more than one Statistics record");
                     }
                     if !s.channel_message_counts.is_empty() {
                         let missing: Vec<u16> = self
@@ -342,7 +358,7 @@ impl Doctor<'_> {
                 Record::SummaryOffset(so) => self.summary_offset(offset, so),
                 Record::DataEnd(d) => {
                     if content.len() != 4 {
-                        self.error(
+                        self.warn(
                             offset,
                             format!("DataEnd content is {} bytes, not 4", content.len()),
                         );
@@ -463,10 +479,18 @@ impl Doctor<'_> {
         }
         if self.in_summary {
             if previous.is_none() {
-                self.error(
-                    offset,
-                    format!("Schema {} in the summary is not in the data section", s.id),
+                // Loses nothing unless a channel of the data section uses it, and that channel
+                // is reported as referring to an undefined schema.
+                let used = self.channels.values().any(|c| c.schema_id == s.id);
+                let message = format!(
+                    "Schema {} ({:?}) appears only in the summary, not in the data section",
+                    s.id, s.name
                 );
+                if used {
+                    self.warn(offset, message);
+                } else {
+                    self.note(offset, format!("{message}: no channel of the data section uses it"));
+                }
             }
             self.summary_schemas.insert(s.id);
         } else {
@@ -511,7 +535,9 @@ impl Doctor<'_> {
                 );
             }
         }
-        if c.schema_id != 0 && !self.schemas.contains_key(&c.schema_id) {
+        let schema_known = self.schemas.contains_key(&c.schema_id)
+            || (self.in_summary && self.summary_schemas.contains(&c.schema_id));
+        if c.schema_id != 0 && !schema_known {
             self.error(
                 offset,
                 format!(
@@ -522,10 +548,22 @@ impl Doctor<'_> {
         }
         if self.in_summary {
             if previous.is_none() {
-                self.error(
-                    offset,
-                    format!("Channel {} in the summary is not in the data section", c.id),
+                // rosbag2 lists the topics it subscribed to this way: a channel without
+                // messages costs nothing when only indexed readers see it. Messages on it were
+                // reported (as coming before any Channel record) in the data section.
+                let messages = self.channel_counts.get(&c.id).copied().unwrap_or(0);
+                let message = format!(
+                    "Channel {} ({:?}) appears only in the summary, not in the data section",
+                    c.id, c.topic
                 );
+                if messages == 0 {
+                    self.note(offset, format!("{message}: it has no messages"));
+                } else {
+                    self.error(
+                        offset,
+                        format!("{message}, but {messages} messages use it"),
+                    );
+                }
             }
             self.summary_channels.insert(c.id);
         } else {
@@ -900,13 +938,14 @@ impl Doctor<'_> {
                 );
             }
         }
+        // Statistics only describe the data: wrong ones mislead a summary, but lose nothing.
         if let Some(stats) = self.statistics.clone() {
             if self.message_count > 0 {
                 if stats.message_start_time != self.min_time {
-                    self.error(0, format!("Statistics.message_start_time is {}, but the earliest message is at {}", stats.message_start_time, self.min_time));
+                    self.warn(0, format!("Statistics.message_start_time is {}, but the earliest message is at {}", stats.message_start_time, self.min_time));
                 }
                 if stats.message_end_time != self.max_time {
-                    self.error(
+                    self.warn(
                         0,
                         format!(
                             "Statistics.message_end_time is {}, but the latest message is at {}",
@@ -916,7 +955,7 @@ impl Doctor<'_> {
                 }
             }
             if stats.message_count != self.message_count {
-                self.error(
+                self.warn(
                     0,
                     format!(
                         "Statistics.message_count is {}, but the file holds {} messages",
@@ -928,7 +967,7 @@ impl Doctor<'_> {
                 for (id, count) in self.channel_counts.clone() {
                     let stated = stats.channel_message_counts.get(&id).copied().unwrap_or(0);
                     if stated != count {
-                        self.error(0, format!("Statistics gives {stated} messages on channel {id}, but the file holds {count}"));
+                        self.warn(0, format!("Statistics gives {stated} messages on channel {id}, but the file holds {count}"));
                     }
                 }
             }

@@ -155,6 +155,7 @@ fn check_mcap(data: &Bytes) -> (u64, Vec<Problem>) {
         .into_iter()
         .map(|p| {
             let severity = match p.severity {
+                robolog_mcap::Severity::Info => Severity::Info,
                 robolog_mcap::Severity::Warning => Severity::Warning,
                 robolog_mcap::Severity::Error => Severity::Error,
             };

@@ -5,7 +5,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-/// How bad a [`Problem`] is.
+/// How bad a [`Problem`] is: an error is what loses or corrupts data, a warning an inconsistency
+/// that costs no data, a note (`Info`) something worth knowing. Displayed as `error`, `warning`
+/// and `note`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -21,7 +23,7 @@ pub enum Severity {
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Severity::Info => "info",
+            Severity::Info => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
         })
