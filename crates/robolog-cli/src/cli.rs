@@ -77,7 +77,12 @@ pub(crate) struct CatArgs {
 pub(crate) struct Selection {
     /// Only this topic: an exact name or a glob (`*` matches any characters, `/` included:
     /// `/camera/*`, `/turtle*`); repeat for more.
-    #[arg(long = "topic", short = 't', value_name = "TOPIC", visible_alias = "topics")]
+    #[arg(
+        long = "topic",
+        short = 't',
+        value_name = "TOPIC",
+        visible_alias = "topics"
+    )]
     pub(crate) topics: Vec<String>,
     /// Only topics this regular expression matches whole (`/turtle[12]/.*`); repeat for more.
     #[arg(long, value_name = "REGEX", visible_alias = "include-topic-regex")]

@@ -49,7 +49,12 @@ impl Selection {
     }
 
     fn start_ns(&self) -> Result<Option<u64>, Failure> {
-        time_of(self.start, self.start_secs, self.start_nsecs, "--start-secs")
+        time_of(
+            self.start,
+            self.start_secs,
+            self.start_nsecs,
+            "--start-secs",
+        )
     }
 
     fn end_ns(&self) -> Result<Option<u64>, Failure> {

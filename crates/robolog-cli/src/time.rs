@@ -25,14 +25,16 @@ const UNITS: [(&str, u64); 6] = [
 pub(crate) fn parse_time(text: &str) -> Result<u64, String> {
     let text = text.trim();
     if text.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        && text.chars().all(|c| c.is_ascii_digit() || c == '.' || c.is_alphabetic())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c.is_alphabetic())
         && !text.contains(['T', 't', ':', '-'])
     {
         return parse_number(text);
     }
-    let timestamp: Timestamp = text.parse().map_err(|e| {
-        format!("expected {TIME_FORMS}; {text:?} is none of these ({e})")
-    })?;
+    let timestamp: Timestamp = text
+        .parse()
+        .map_err(|e| format!("expected {TIME_FORMS}; {text:?} is none of these ({e})"))?;
     u64::try_from(timestamp.as_nanosecond())
         .map_err(|_| format!("{text} is before 1970: log times start at 1970-01-01T00:00:00Z"))
 }
@@ -79,7 +81,9 @@ fn parse_number(text: &str) -> Result<u64, String> {
                 "{text} is finer than a nanosecond: give at most {places} decimal places"
             ));
         }
-        let scaled: u64 = format!("{fraction:0<places$}").parse().map_err(|_| too_large())?;
+        let scaled: u64 = format!("{fraction:0<places$}")
+            .parse()
+            .map_err(|_| too_large())?;
         ns = ns.checked_add(scaled).ok_or_else(too_large)?;
     }
     Ok(ns)
@@ -110,7 +114,11 @@ mod tests {
         assert_eq!(parse_time("1396293900"), Ok(1_396_293_900_000_000_000));
         assert_eq!(parse_time("18446744073"), Ok(18_446_744_073_000_000_000));
         // Seconds, so beyond the last u64 nanosecond (2554).
-        assert!(parse_time("999999999999").unwrap_err().contains("too large"));
+        assert!(
+            parse_time("999999999999")
+                .unwrap_err()
+                .contains("too large")
+        );
         assert_eq!(parse_time("1000000000000"), Ok(1_000_000_000_000));
         assert_eq!(
             parse_time("1600000000000000000"),
@@ -150,7 +158,10 @@ mod tests {
         assert_eq!(parse_time("10us"), Ok(10_000));
         assert_eq!(parse_time("10µs"), Ok(10_000));
         assert_eq!(parse_time("2.5ms"), Ok(2_500_000));
-        assert_eq!(parse_time("1600000000000000000ns"), Ok(1_600_000_000_000_000_000));
+        assert_eq!(
+            parse_time("1600000000000000000ns"),
+            Ok(1_600_000_000_000_000_000)
+        );
     }
 
     #[test]
@@ -178,7 +189,11 @@ mod tests {
         assert!(before.contains("before 1970"), "{before}");
         let local = parse_time("2020-09-13T12:26:40").unwrap_err();
         assert!(local.contains("RFC 3339"), "{local}");
-        for large in ["18446744073709551616", "18446744074s", "18446744073709551615.5"] {
+        for large in [
+            "18446744073709551616",
+            "18446744074s",
+            "18446744073709551615.5",
+        ] {
             let error = parse_time(large).unwrap_err();
             assert!(error.contains("too large"), "{large}: {error}");
         }

@@ -32,11 +32,19 @@ fn times_in_seconds_fractions_and_rfc3339_select_the_same_messages() {
         half,
         count_lines(&["cat", TURTLES, "--end", "2014-03-31T19:25:00.5Z"])
     );
-    assert_eq!(half, count_lines(&["cat", TURTLES, "--end", "1396293900500ms"]));
+    assert_eq!(
+        half,
+        count_lines(&["cat", TURTLES, "--end", "1396293900500ms"])
+    );
     assert!(half > by_ns, "{half} {by_ns}");
     // A window in seconds on both sides.
     let window = count_lines(&[
-        "cat", TURTLES, "--start", "1396293900", "--end", "1396293900.5",
+        "cat",
+        TURTLES,
+        "--start",
+        "1396293900",
+        "--end",
+        "1396293900.5",
     ]);
     assert_eq!(window, half - by_ns);
     let help = robolog(["cat", "--help"]).expect(0).stdout;
@@ -62,7 +70,10 @@ fn topic_globs_cross_slashes_and_regexes_match_whole_names() {
         run.stderr
     );
     // Excludes: everything but /tf and /tf_static (2688 + 1).
-    assert_eq!(count_lines(&["cat", TURTLES, "--exclude-topic", "/tf*"]), 5958);
+    assert_eq!(
+        count_lines(&["cat", TURTLES, "--exclude-topic", "/tf*"]),
+        5958
+    );
     assert_eq!(
         count_lines(&[
             "cat",
@@ -75,7 +86,11 @@ fn topic_globs_cross_slashes_and_regexes_match_whole_names() {
         1351
     );
     let bad = robolog(["cat", TURTLES, "--topic-regex", "(unclosed"]).expect(2);
-    assert!(bad.stderr.contains("invalid topic regular expression"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("invalid topic regular expression"),
+        "{}",
+        bad.stderr
+    );
 }
 
 // ----------------------------------------------------------------------- check's severities

@@ -96,7 +96,10 @@ impl Filter {
     }
 
     /// No messages on topics matching one of these names or globs (replaces earlier ones).
-    pub fn exclude_topics<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Self {
+    pub fn exclude_topics<S: Into<String>>(
+        mut self,
+        patterns: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.exclude_topics = patterns.into_iter().map(Into::into).collect();
         self
     }
@@ -149,7 +152,10 @@ impl Filter {
         let exclude = if self.exclude_topics.is_empty() && self.exclude_regexes.is_empty() {
             None
         } else {
-            Some(PatternSet::new(&self.exclude_topics, &self.exclude_regexes)?)
+            Some(PatternSet::new(
+                &self.exclude_topics,
+                &self.exclude_regexes,
+            )?)
         };
         Ok(Some(TopicMatcher { include, exclude }))
     }
@@ -292,10 +298,7 @@ struct PatternSet {
 }
 
 impl PatternSet {
-    fn new<'p>(
-        names: impl IntoIterator<Item = &'p String>,
-        regexes: &[String],
-    ) -> Result<Self> {
+    fn new<'p>(names: impl IntoIterator<Item = &'p String>, regexes: &[String]) -> Result<Self> {
         let mut patterns: Vec<String> = names.into_iter().cloned().collect();
         let mut builder = GlobSetBuilder::new();
         let mut glob_patterns = Vec::new();
@@ -408,7 +411,10 @@ mod tests {
         assert_eq!(selection.channels, Some(vec![1, 2, 3, 4]));
         assert_eq!(selection.unmatched, ["/gps"]);
         // `*` crosses `/`, as users expect of `/camera*` (and as `ros2 bag` regexes do).
-        let star = Filter::new().topics(["/camera*"]).select(&channels).unwrap();
+        let star = Filter::new()
+            .topics(["/camera*"])
+            .select(&channels)
+            .unwrap();
         assert_eq!(star.channels, Some(vec![1, 2, 3]));
         let only_star = Filter::new().topics(["/*"]).select(&channels).unwrap();
         assert_eq!(only_star.channels, Some(vec![0, 1, 2, 3, 4]));
@@ -446,9 +452,13 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(matcher.matches("/imu") && !matcher.matches("/tf"));
-        let err = Filter::new().topic_regexes(["(a"]).topic_matcher().unwrap_err();
+        let err = Filter::new()
+            .topic_regexes(["(a"])
+            .topic_matcher()
+            .unwrap_err();
         assert!(
-            err.to_string().starts_with("invalid topic regular expression \"(a\""),
+            err.to_string()
+                .starts_with("invalid topic regular expression \"(a\""),
             "{err}"
         );
     }
