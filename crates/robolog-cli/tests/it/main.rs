@@ -6,5 +6,6 @@
 mod commands;
 mod golden;
 mod interop;
+mod new_user;
 mod readme;
 mod support;

@@ -1,11 +1,7 @@
 //! What a new user hits on real recordings (issue 31): each test shows one problem on a small
 //! file in testdata/ and what the command does about it now.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod common;
-
-use common::robolog;
+use crate::support::robolog;
 
 /// turtlesim, 8647 messages from 1396293887.844783943 s to 1396293909.544870199 s.
 const TURTLES: &str = "testdata/bags/upstream/rosbag.js/example-bz2.bag";
