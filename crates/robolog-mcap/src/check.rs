@@ -489,7 +489,10 @@ impl Doctor<'_> {
                 if used {
                     self.warn(offset, message);
                 } else {
-                    self.note(offset, format!("{message}: no channel of the data section uses it"));
+                    self.note(
+                        offset,
+                        format!("{message}: no channel of the data section uses it"),
+                    );
                 }
             }
             self.summary_schemas.insert(s.id);
@@ -559,10 +562,7 @@ impl Doctor<'_> {
                 if messages == 0 {
                     self.note(offset, format!("{message}: it has no messages"));
                 } else {
-                    self.error(
-                        offset,
-                        format!("{message}, but {messages} messages use it"),
-                    );
+                    self.error(offset, format!("{message}, but {messages} messages use it"));
                 }
             }
             self.summary_channels.insert(c.id);

@@ -111,7 +111,11 @@ fn channels_listed_only_in_the_summary_are_notes_not_errors() {
         run.stdout
     );
     // The schema such a channel refers to is in the summary too: no complaint about that.
-    assert!(!run.stdout.contains("not defined before it"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("not defined before it"),
+        "{}",
+        run.stdout
+    );
     // --strict fails on warnings, never on notes.
     robolog(["check", "--strict", file]).expect(0);
     let json = robolog(["check", "--json", file]).expect(0).json();
