@@ -119,9 +119,16 @@ pub(crate) struct Selection {
 /// How to write an output log.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct WriteSettings {
-    /// Output format (by default from the output's extension: .mcap, .bag, .bddf).
+    /// Output format (by default from the output's extension: .mcap, .bag, .bddf; a ROS 2 bag
+    /// is a directory: pass --format rosbag2).
     #[arg(long, value_enum)]
     pub(crate) format: Option<FormatArg>,
+    /// ROS 2 bag storage (default: mcap).
+    #[arg(long, value_enum)]
+    pub(crate) storage: Option<StorageArg>,
+    /// ROS 2 bag zstd compression: each storage file as a whole, or each message.
+    #[arg(long, value_enum)]
+    pub(crate) compression_mode: Option<CompressionModeArg>,
     /// Chunk compression (default: zstd for MCAP, none for bags; BDDF has none).
     #[arg(long, value_enum)]
     pub(crate) compression: Option<CompressionArg>,
@@ -139,6 +146,24 @@ pub(crate) enum FormatArg {
     Bag,
     /// Boston Dynamics BDDF.
     Bddf,
+    /// ROS 2 bag directory (rosbag2).
+    Rosbag2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StorageArg {
+    /// SQLite 3 (`.db3`).
+    Sqlite3,
+    /// MCAP.
+    Mcap,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CompressionModeArg {
+    /// Each closed storage file (`x_0.db3.zstd`).
+    File,
+    /// Each message.
+    Message,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

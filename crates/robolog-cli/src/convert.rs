@@ -6,7 +6,10 @@ use std::path::Path;
 use clap::error::ErrorKind;
 use robolog::{ConvertOptions, ConvertReport, Finished, Format, Log, Output, WriterOptions};
 
-use crate::cli::{CompressionArg, ConvertArgs, FormatArg, MergeArgs, WriteSettings};
+use crate::cli::{
+    CompressionArg, CompressionModeArg, ConvertArgs, FormatArg, MergeArgs, StorageArg,
+    WriteSettings,
+};
 use crate::failure::{Failure, Outcome, display_path, is_stdin};
 use crate::progress::Bar;
 use crate::selection::{warn, warn_problems, warn_unmatched};
@@ -95,8 +98,13 @@ fn create(
     output: &Path,
     options: WriterOptions,
 ) -> Result<Box<dyn robolog::LogWriter + Send>, Failure> {
-    let file = Output::file(output).map_err(|e| Failure::create(e, output))?;
-    robolog::create_writer(file, options).map_err(|e| Failure::create(e, output))
+    // A ROS 2 bag is a directory, which its writer creates.
+    let target = if options.format() == Format::Rosbag2 {
+        Output::directory(output)
+    } else {
+        Output::file(output).map_err(|e| Failure::create(e, output))?
+    };
+    robolog::create_writer(target, options).map_err(|e| Failure::create(e, output))
 }
 
 fn format_of(settings: &WriteSettings, output: &Path) -> Option<Format> {
@@ -104,6 +112,8 @@ fn format_of(settings: &WriteSettings, output: &Path) -> Option<Format> {
         Some(FormatArg::Mcap) => Some(Format::Mcap),
         Some(FormatArg::Bag) => Some(Format::Bag),
         Some(FormatArg::Bddf) => Some(Format::Bddf),
+        Some(FormatArg::Rosbag2) => Some(Format::Rosbag2),
+        None if output.is_dir() => Some(Format::Rosbag2),
         None => Format::from_path(output),
     }
 }
@@ -125,7 +135,50 @@ pub(crate) fn writer_options(
     })?;
     let options = WriterOptions::default_for(format).map_err(Failure::msg)?;
     let refuse = |what: String| Failure::usage(ErrorKind::ArgumentConflict, what);
+    if format != Format::Rosbag2
+        && (settings.storage.is_some() || settings.compression_mode.is_some())
+    {
+        return Err(refuse(
+            "--storage and --compression-mode are for ROS 2 bags (--format rosbag2)".into(),
+        ));
+    }
     Ok(match options {
+        WriterOptions::Rosbag2(mut o) => {
+            use robolog::mcap::Compression;
+            use robolog::rosbag2::{CompressionMode, StorageId};
+            let storage = match settings.storage {
+                Some(StorageArg::Sqlite3) => StorageId::Sqlite3,
+                Some(StorageArg::Mcap) | None => StorageId::Mcap,
+            };
+            o = o.storage(storage);
+            if let Some(mode) = settings.compression_mode {
+                o = o.compression(match mode {
+                    CompressionModeArg::File => CompressionMode::File,
+                    CompressionModeArg::Message => CompressionMode::Message,
+                });
+            }
+            if let Some(compression) = settings.compression {
+                if storage != StorageId::Mcap {
+                    return Err(refuse(
+                        "--compression is MCAP chunk compression; sqlite3 bags use --compression-mode".into(),
+                    ));
+                }
+                o = o.mcap_chunk_compression(match compression {
+                    CompressionArg::None => Compression::None,
+                    CompressionArg::Lz4 => Compression::Lz4,
+                    CompressionArg::Zstd => Compression::Zstd,
+                    CompressionArg::Bz2 => {
+                        return Err(refuse(
+                            "MCAP chunks are compressed with none, lz4 or zstd".into(),
+                        ));
+                    }
+                });
+            }
+            if settings.chunk_size.is_some() {
+                return Err(refuse("ROS 2 bags take no --chunk-size".into()));
+            }
+            WriterOptions::Rosbag2(o)
+        }
         WriterOptions::Mcap(mut o) => {
             use robolog::mcap::Compression;
             if let Some(compression) = settings.compression {

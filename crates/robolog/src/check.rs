@@ -34,8 +34,23 @@ impl CheckReport {
     }
 }
 
-/// Checks the log at `path`; see [`check_bytes`].
+/// Checks the log at `path`; see [`check_bytes`]. A ROS 2 bag (a directory or `.db3`) is
+/// checked as a whole: what opening finds (a missing or stale metadata.yaml, an unreadable
+/// `-wal`), every message read, and each MCAP storage file through the MCAP checks.
 pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
+    let path = path.as_ref();
+    if crate::sniff::is_rosbag2_path(path)? {
+        Format::Rosbag2.require_enabled()?;
+        #[cfg(feature = "rosbag2")]
+        {
+            let (messages, problems) = crate::rosbag2_log::check(path);
+            return Ok(CheckReport {
+                format: Format::Rosbag2,
+                messages,
+                problems,
+            });
+        }
+    }
     check_bytes(robolog_framing::load_file(path)?)
 }
 
@@ -60,6 +75,11 @@ pub fn check_bytes(data: Bytes) -> Result<CheckReport> {
         Format::Mcap => check_mcap(&data),
         #[cfg(feature = "bddf")]
         Format::Bddf => check_bddf(data),
+        Format::Rosbag2 => {
+            return Err(crate::Error::Usage(
+                "a ROS 2 bag (sqlite3 storage) is checked from its path".into(),
+            ));
+        }
         #[allow(unreachable_patterns)]
         other => return Err(crate::Error::FormatDisabled { format: other }),
     };

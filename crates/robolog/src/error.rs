@@ -15,7 +15,7 @@ pub enum Error {
     EmptyInput,
     /// The first bytes match no supported format.
     #[error(
-        "unknown format: the input starts with {}; robolog reads ROS bags (\"#ROSBAG V2.0\", \"#ROSRECORD V1.2\"), MCAP (\"\\x89MCAP0\\r\\n\") and BDDF (\"BDDF\")",
+        "unknown format: the input starts with {}; robolog reads ROS bags (\"#ROSBAG V2.0\", \"#ROSRECORD V1.2\"), MCAP (\"\\x89MCAP0\\r\\n\"), BDDF (\"BDDF\") and ROS 2 bags (a directory, or a .db3 file: \"SQLite format 3\")",
         describe_head(.head)
     )]
     UnknownFormat {
@@ -51,6 +51,10 @@ pub enum Error {
     #[cfg(feature = "bddf")]
     #[error(transparent)]
     Bddf(#[from] robolog_bddf::Error),
+    /// The ROS 2 bag reader or writer failed.
+    #[cfg(feature = "rosbag2")]
+    #[error(transparent)]
+    Rosbag2(#[from] robolog_rosbag2::Error),
     /// A BDDF block is timestamped before 1970, which the u64 time model cannot represent
     /// (see [`crate::NegativeTimes`]).
     #[error(
@@ -142,6 +146,8 @@ impl Error {
             Error::Mcap(e) => e.offset(),
             #[cfg(feature = "bddf")]
             Error::Bddf(e) => e.offset(),
+            #[cfg(feature = "rosbag2")]
+            Error::Rosbag2(e) => e.offset(),
             Error::NegativeTime { offset, .. } => *offset,
             Error::TruncatedMagic { len, .. } => Some(*len as u64),
             _ => None,
@@ -157,6 +163,8 @@ impl Error {
             Error::Mcap(e) => e.is_truncation(),
             #[cfg(feature = "bddf")]
             Error::Bddf(e) => e.is_truncation(),
+            #[cfg(feature = "rosbag2")]
+            Error::Rosbag2(e) => e.is_truncation(),
             Error::TruncatedMagic { .. } => true,
             _ => false,
         }

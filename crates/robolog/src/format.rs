@@ -16,11 +16,13 @@ pub enum Format {
     Mcap,
     /// Boston Dynamics Data Format 1.0.0.
     Bddf,
+    /// ROS 2 bag: a rosbag2 directory (sqlite3 or MCAP storage) or a lone `.db3` file.
+    Rosbag2,
 }
 
 impl Format {
     /// Every format, in a stable order.
-    pub const ALL: [Format; 3] = [Format::Bag, Format::Mcap, Format::Bddf];
+    pub const ALL: [Format; 4] = [Format::Bag, Format::Mcap, Format::Bddf, Format::Rosbag2];
 
     /// A human name: `ROS bag`, `MCAP`, `BDDF`.
     pub fn name(self) -> &'static str {
@@ -28,6 +30,7 @@ impl Format {
             Format::Bag => "ROS bag",
             Format::Mcap => "MCAP",
             Format::Bddf => "BDDF",
+            Format::Rosbag2 => "ROS 2 bag",
         }
     }
 
@@ -37,6 +40,7 @@ impl Format {
             Format::Bag => "rosbag",
             Format::Mcap => "mcap",
             Format::Bddf => "bddf",
+            Format::Rosbag2 => "rosbag2",
         }
     }
 
@@ -46,15 +50,18 @@ impl Format {
             Format::Bag => cfg!(feature = "rosbag"),
             Format::Mcap => cfg!(feature = "mcap"),
             Format::Bddf => cfg!(feature = "bddf"),
+            Format::Rosbag2 => cfg!(feature = "rosbag2"),
         }
     }
 
-    /// The usual file extension, without the dot.
+    /// The usual file extension, without the dot (`db3` for a ROS 2 bag's sqlite3 storage
+    /// file; a bag itself is a directory).
     pub fn extension(self) -> &'static str {
         match self {
             Format::Bag => "bag",
             Format::Mcap => "mcap",
             Format::Bddf => "bddf",
+            Format::Rosbag2 => "db3",
         }
     }
 

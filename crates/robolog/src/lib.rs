@@ -1,5 +1,5 @@
-//! The robolog facade: open any supported log (ROS bag 1.2/2.0, MCAP, BDDF) detected from its
-//! first bytes, read it through one message model, decode ROS 1 messages, check and recover
+//! The robolog facade: open any supported log (ROS bag 1.2/2.0, MCAP, BDDF detected from its
+//! first bytes; ROS 2 bags from a directory or `.db3` path), read it through one message model, decode ROS 1 messages, check and recover
 //! damaged files, and convert or merge logs between formats.
 //!
 //! ```
@@ -56,7 +56,8 @@
 //!
 //! # Writing, converting, merging
 //!
-//! [`LogWriter`] is implemented by [`BagWriter`], [`McapWriter`] and [`BddfWriter`] (or
+//! [`LogWriter`] is implemented by [`BagWriter`], [`McapWriter`], [`BddfWriter`] and
+//! [`Rosbag2Writer`] (or
 //! [`create_writer`]), writing to an [`Output`]: a path (written atomically), memory, a seekable
 //! stream the caller opened, or any stream (not for bags). [`convert`],
 //! [`convert_stream`] and [`merge`] copy channels, messages, attachments and metadata with topic
@@ -68,6 +69,7 @@
 //! | bag | channels that are not `ros1` (refused, listed in the error), publish times, sequence numbers, attachments, metadata |
 //! | MCAP | nothing (BDDF additional index values other than robolog's own, which the model does not carry) |
 //! | BDDF | attachments, metadata records after the first message (earlier ones become file annotations), BDDF additional index values |
+//! | ROS 2 bag | channels that are not `cdr` (refused, listed in the error), sequence numbers, attachments, metadata; publish times with sqlite3 storage |
 //!
 //! # Checking and recovering
 //!
@@ -77,12 +79,13 @@
 //!
 //! # Features
 //!
-//! `rosbag`, `mcap`, `bddf` (the formats), `ros1` (decoding, md5sums), `lz4`, `zstd`, `bz2`
+//! `rosbag`, `mcap`, `bddf`, `rosbag2` (the formats), `ros1` (decoding, md5sums), `lz4`, `zstd`, `bz2`
 //! (chunk codecs), `mmap`; all on by default. A file of a format compiled out gives
 //! [`Error::FormatDisabled`], naming the feature.
 
 #![forbid(unsafe_code)]
-// A build without any format can only report which feature to enable: the rest is unreachable.
+// A build without any format can only report which feature to enable: the rest is unreachable
+// (a ROS 2 bag is opened by path before the formats read from bytes are tried).
 #![cfg_attr(
     not(any(feature = "rosbag", feature = "mcap", feature = "bddf")),
     allow(unreachable_code, unused_variables, unused_imports, dead_code)
@@ -111,6 +114,10 @@ mod model;
 mod problem;
 mod query;
 mod recover;
+#[cfg(feature = "rosbag2")]
+mod rosbag2_log;
+#[cfg(feature = "rosbag2")]
+mod rosbag2_writer;
 mod sniff;
 mod stream;
 mod summary;
@@ -137,6 +144,8 @@ pub use problem::{Problem, Severity};
 pub use query::{Filter, Order, Selection, TopicMatcher};
 pub use recover::{RecoverReport, recover, recover_file};
 pub use robolog_framing::Bytes;
+#[cfg(feature = "rosbag2")]
+pub use rosbag2_writer::Rosbag2Writer;
 pub use sniff::{SNIFF_LEN, sniff};
 pub use stream::{Item, LogStream, open_reader};
 pub use summary::{
@@ -155,3 +164,5 @@ pub use robolog_msg as msg;
 pub use robolog_ros1 as ros1;
 #[cfg(feature = "rosbag")]
 pub use robolog_rosbag as rosbag;
+#[cfg(feature = "rosbag2")]
+pub use robolog_rosbag2 as rosbag2;

@@ -73,15 +73,39 @@ impl OpenOptions {
         self
     }
 
-    /// Opens the log at `path` (memory-mapped when the `mmap` feature is on).
+    /// Opens the log at `path` (memory-mapped when the `mmap` feature is on). A directory, or
+    /// an SQLite (`.db3`) or zstd-compressed `.db3.zstd`/`.mcap.zstd` file, is a ROS 2 bag.
     pub fn open(&self, path: impl AsRef<Path>) -> Result<Log> {
+        let path = path.as_ref();
+        if crate::sniff::is_rosbag2_path(path)? {
+            Format::Rosbag2.require_enabled()?;
+            #[cfg(feature = "rosbag2")]
+            {
+                let (b, channels, problems) = crate::rosbag2_log::Rosbag2Log::open(path)?;
+                let file_size = b.file_size();
+                return Ok(Log {
+                    format: Format::Rosbag2,
+                    backend: Backend::Rosbag2(Box::new(b)),
+                    channels,
+                    problems,
+                    file_size,
+                });
+            }
+        }
         self.open_bytes(robolog_framing::load_file(path)?)
     }
 
-    /// Opens a log held in memory.
+    /// Opens a log held in memory. (A ROS 2 bag is a directory or an SQLite file: open it by
+    /// path with [`OpenOptions::open`].)
     pub fn open_bytes(&self, data: Bytes) -> Result<Log> {
         let format = sniff(&data[..data.len().min(SNIFF_LEN)])?;
         format.require_enabled()?;
+        if format == Format::Rosbag2 {
+            return Err(Error::Usage(
+                "a ROS 2 bag (sqlite3 storage) is read from its path, not from bytes in memory"
+                    .into(),
+            ));
+        }
         let file_size = data.len() as u64;
         let (backend, channels, problems) = match format {
             #[cfg(feature = "rosbag")]
@@ -137,8 +161,15 @@ pub(crate) enum Backend {
     Mcap(Box<crate::mcap_log::McapLog>),
     #[cfg(feature = "bddf")]
     Bddf(crate::bddf_log::BddfLog),
+    #[cfg(feature = "rosbag2")]
+    Rosbag2(Box<crate::rosbag2_log::Rosbag2Log>),
     /// Keeps the matches exhaustive in a build without formats (where no log can be opened).
-    #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+    #[cfg(not(any(
+        feature = "rosbag",
+        feature = "mcap",
+        feature = "bddf",
+        feature = "rosbag2"
+    )))]
     #[allow(dead_code)]
     Unavailable(std::convert::Infallible),
 }
@@ -199,7 +230,14 @@ impl Log {
             Backend::Mcap(b) => b.summary(&self.channels, self.file_size),
             #[cfg(feature = "bddf")]
             Backend::Bddf(b) => Ok(b.summary(&self.channels, self.file_size)),
-            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            #[cfg(feature = "rosbag2")]
+            Backend::Rosbag2(b) => Ok(b.summary(&self.channels, self.file_size)),
+            #[cfg(not(any(
+                feature = "rosbag",
+                feature = "mcap",
+                feature = "bddf",
+                feature = "rosbag2"
+            )))]
             Backend::Unavailable(never) => match *never {},
         }
     }
@@ -236,7 +274,7 @@ impl Log {
         }
     }
 
-    /// The bytes of the file.
+    /// The bytes of the file (empty for a ROS 2 bag, which is a directory of storage files).
     pub fn data(&self) -> &Bytes {
         match &self.backend {
             #[cfg(feature = "rosbag")]
@@ -245,8 +283,25 @@ impl Log {
             Backend::Mcap(b) => b.data(),
             #[cfg(feature = "bddf")]
             Backend::Bddf(b) => b.data(),
-            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            #[cfg(feature = "rosbag2")]
+            Backend::Rosbag2(b) => b.data(),
+            #[cfg(not(any(
+                feature = "rosbag",
+                feature = "mcap",
+                feature = "bddf",
+                feature = "rosbag2"
+            )))]
             Backend::Unavailable(never) => match *never {},
+        }
+    }
+
+    /// The ROS 2 bag behind this log, for what the model does not show (its files, metadata).
+    #[cfg(feature = "rosbag2")]
+    pub fn rosbag2(&self) -> Option<&robolog_rosbag2::Bag> {
+        match &self.backend {
+            Backend::Rosbag2(b) => Some(b.bag()),
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 
@@ -262,7 +317,14 @@ impl Log {
             Backend::Mcap(b) => b.messages(&self.channels, &selection, filter, order)?,
             #[cfg(feature = "bddf")]
             Backend::Bddf(b) => b.messages(&self.channels, &selection, filter, order)?,
-            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            #[cfg(feature = "rosbag2")]
+            Backend::Rosbag2(b) => b.messages(&self.channels, &selection, filter, order)?,
+            #[cfg(not(any(
+                feature = "rosbag",
+                feature = "mcap",
+                feature = "bddf",
+                feature = "rosbag2"
+            )))]
             Backend::Unavailable(never) => match *never {},
         };
         Ok(Messages { inner })
@@ -331,6 +393,8 @@ pub(crate) enum MessagesInner {
     Mcap(crate::mcap_log::McapMessages),
     #[cfg(feature = "bddf")]
     Bddf(crate::bddf_log::BddfMessages),
+    #[cfg(feature = "rosbag2")]
+    Rosbag2(crate::rosbag2_log::Rosbag2Messages),
 }
 
 /// The messages of a [`Query`], in the order asked for. An error ends the iteration unless
@@ -365,12 +429,14 @@ impl Iterator for Messages {
             MessagesInner::Mcap(m) => m.next(),
             #[cfg(feature = "bddf")]
             MessagesInner::Bddf(m) => m.next(),
+            #[cfg(feature = "rosbag2")]
+            MessagesInner::Rosbag2(m) => m.next(),
         }
     }
 }
 
 /// Looks channels up by id in a sorted slice (the [`Log::channels`] order).
-#[cfg(any(feature = "rosbag", feature = "mcap"))]
+#[cfg(any(feature = "rosbag", feature = "mcap", feature = "rosbag2"))]
 pub(crate) fn channel_by_id(channels: &[Arc<Channel>], id: u32) -> Option<&Arc<Channel>> {
     channels
         .binary_search_by_key(&id, |c| c.id)

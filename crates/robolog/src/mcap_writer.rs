@@ -32,6 +32,7 @@ enum State {
 /// connection ids); schemas are shared between channels by content. An empty profile in the
 /// options becomes `ros1` when every channel is a `ros1` channel. Messages without a publish
 /// time get their log time, without a sequence number 0 (as upstream converters do).
+/// An empty profile becomes `ros2` when every channel is a `cdr` channel.
 pub struct McapWriter {
     state: State,
     options: WriteOptions,
@@ -40,6 +41,7 @@ pub struct McapWriter {
     channel_records: Vec<robolog_mcap::Channel<'static>>,
     used_channels: BTreeSet<u16>,
     all_ros1: bool,
+    all_cdr: bool,
 }
 
 impl std::fmt::Debug for McapWriter {
@@ -62,6 +64,7 @@ impl McapWriter {
             channel_records: Vec::new(),
             used_channels: BTreeSet::new(),
             all_ros1: true,
+            all_cdr: true,
         }
     }
 
@@ -71,8 +74,13 @@ impl McapWriter {
                 return Err(Error::Usage("MCAP writer state".into()));
             };
             let mut options = self.options.clone();
-            if options.profile.is_empty() && self.all_ros1 && !self.channel_records.is_empty() {
-                options.profile = ROS1.to_owned();
+            if options.profile.is_empty() && !self.channel_records.is_empty() {
+                if self.all_ros1 {
+                    options.profile = ROS1.to_owned();
+                } else if self.all_cdr {
+                    // What rosbag2 and rosbags require of an MCAP file.
+                    options.profile = "ros2".to_owned();
+                }
             }
             // Files stream their uncompressed chunks (one copy of each message less).
             let mut writer = if output.is_seekable() {
@@ -163,6 +171,7 @@ impl LogWriter for McapWriter {
             writer.add_channel(&record)?;
         }
         self.all_ros1 &= channel.message_encoding == ROS1;
+        self.all_cdr &= channel.message_encoding == crate::encodings::CDR;
         self.used_channels.insert(id);
         self.channel_records.push(record);
         Ok(u32::from(id))

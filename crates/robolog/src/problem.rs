@@ -58,7 +58,7 @@ impl Problem {
         Self::new(Severity::Warning, offset, message)
     }
 
-    #[cfg(any(feature = "rosbag", feature = "mcap"))]
+    #[cfg(any(feature = "rosbag", feature = "mcap", feature = "rosbag2"))]
     pub(crate) fn info(offset: Option<u64>, message: impl Into<String>) -> Self {
         Self::new(Severity::Info, offset, message)
     }

@@ -36,8 +36,15 @@ pub struct RecoverReport {
 }
 
 /// Recovers the log at `input` into a new file at `output` (written atomically; it may be the
-/// input's own path).
+/// input's own path). A ROS 2 bag (a directory or a `.db3`) is recovered into a new bag
+/// directory at `output`: see [`robolog_rosbag2::recover`] (feature `rosbag2`).
 pub fn recover_file(input: impl AsRef<Path>, output: impl AsRef<Path>) -> Result<RecoverReport> {
+    let input = input.as_ref();
+    if crate::sniff::is_rosbag2_path(input)? {
+        Format::Rosbag2.require_enabled()?;
+        #[cfg(feature = "rosbag2")]
+        return recover_rosbag2(input, output.as_ref());
+    }
     let data = robolog_framing::load_file(input)?;
     let (report, _) = recover(&data, Output::file(output)?)?;
     Ok(report)
@@ -62,6 +69,9 @@ pub fn recover(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished
         Format::Mcap => recover_mcap(input, output),
         #[cfg(feature = "bddf")]
         Format::Bddf => recover_bddf(input, output),
+        Format::Rosbag2 => Err(crate::Error::Usage(
+            "a ROS 2 bag is recovered from its path into a new bag directory (recover_file)".into(),
+        )),
         #[allow(unreachable_patterns)]
         other => Err(crate::Error::FormatDisabled { format: other }),
     }
@@ -194,4 +204,38 @@ fn recover_bddf(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Fin
         },
         finished,
     ))
+}
+
+#[cfg(feature = "rosbag2")]
+fn recover_rosbag2(input: &Path, output: &Path) -> Result<RecoverReport> {
+    let r = robolog_rosbag2::recover(input, output)?;
+    let output_bytes = r
+        .metadata
+        .relative_file_paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(output.join(p)).ok())
+        .map(|m| m.len())
+        .sum();
+    let mut details = BTreeMap::from([
+        ("metadata_rebuilt".to_owned(), u64::from(r.metadata_rebuilt)),
+        ("files".to_owned(), r.files.len() as u64),
+    ]);
+    for f in &r.files {
+        let key = match f.method {
+            robolog_rosbag2::Method::Sqlite => "files_read_by_sqlite",
+            robolog_rosbag2::Method::Pages => "files_read_page_by_page",
+            _ => "files_recovered_as_mcap",
+        };
+        *details.entry(key.to_owned()).or_insert(0) += 1;
+    }
+    Ok(RecoverReport {
+        format: Format::Rosbag2,
+        messages_recovered: r.messages_recovered,
+        messages_lost: r.messages_lost,
+        bytes_dropped: 0,
+        lossless: r.is_lossless(),
+        details,
+        problems: r.problems.iter().map(crate::rosbag2_log::problem).collect(),
+        output_bytes,
+    })
 }

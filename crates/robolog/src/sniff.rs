@@ -14,6 +14,8 @@ const MCAP_MAGIC: &[u8] = b"\x89MCAP0\r\n";
 const BAG_PREFIX: &[u8] = b"#ROS";
 /// The BDDF start magic.
 const BDDF_MAGIC: &[u8] = b"BDDF";
+/// The SQLite magic: a rosbag2 sqlite3 storage file (`.db3`).
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
 /// The format of a log whose first bytes are `head` (at least [`SNIFF_LEN`] bytes when the
 /// input has them; more are ignored).
@@ -37,6 +39,7 @@ pub fn sniff(head: &[u8]) -> Result<Format> {
         (BAG_PREFIX, Format::Bag),
         (MCAP_MAGIC, Format::Mcap),
         (BDDF_MAGIC, Format::Bddf),
+        (SQLITE_MAGIC, Format::Rosbag2),
     ] {
         if head.starts_with(magic) {
             return Ok(format);
@@ -51,6 +54,26 @@ pub fn sniff(head: &[u8]) -> Result<Format> {
     Err(Error::UnknownFormat {
         head: head[..head.len().min(SNIFF_LEN)].to_vec(),
     })
+}
+
+/// True when `path` is read as a ROS 2 bag: a directory, an SQLite file, or a zstd-compressed
+/// storage file named `*.db3.zstd` / `*.mcap.zstd`.
+pub(crate) fn is_rosbag2_path(path: &std::path::Path) -> Result<bool> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        return Ok(true);
+    }
+    let mut head = Vec::with_capacity(SNIFF_LEN);
+    std::fs::File::open(path)?
+        .take(SNIFF_LEN as u64)
+        .read_to_end(&mut head)?;
+    if head.starts_with(SQLITE_MAGIC) {
+        return Ok(true);
+    }
+    let name = path.to_string_lossy();
+    Ok(head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+        && (name.ends_with(".db3.zstd") || name.ends_with(".mcap.zstd")))
 }
 
 /// `23 52 4f 53 ("#ROS")`: the bytes in hex, then as printable ASCII with `.` for the rest.

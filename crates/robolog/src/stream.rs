@@ -146,6 +146,12 @@ impl OpenOptions {
                 annotations_sent: false,
                 policy: self.negative_times,
             },
+            Format::Rosbag2 => {
+                return Err(Error::Usage(
+                    "a ROS 2 bag cannot be read from a stream: open its directory or .db3 file"
+                        .into(),
+                ));
+            }
             #[allow(unreachable_patterns)]
             other => return Err(Error::FormatDisabled { format: other }),
         };

@@ -62,6 +62,8 @@ enum OutputKind {
     Memory(Cursor<Vec<u8>>),
     Seekable(SeekableStream),
     Stream(Box<dyn Write + Send>),
+    /// A directory format (ROS 2 bags): its writer takes the path.
+    Directory(std::path::PathBuf),
     Finished,
 }
 
@@ -89,6 +91,7 @@ impl std::fmt::Debug for Output {
             OutputKind::Memory(m) => format!("memory ({} bytes)", m.get_ref().len()),
             OutputKind::Seekable(s) => format!("seekable stream from byte {}", s.start),
             OutputKind::Stream(_) => "stream".to_owned(),
+            OutputKind::Directory(p) => format!("directory {}", p.display()),
             OutputKind::Finished => "finished".to_owned(),
         };
         f.debug_struct("Output").field("kind", &kind).finish()
@@ -125,6 +128,23 @@ impl Output {
             position: start,
             end: start,
         })))
+    }
+
+    /// A directory at `path`, for ROS 2 bags: the writer creates it (beside it first, renamed
+    /// into place when finished). Other formats cannot be written to it.
+    pub fn directory(path: impl AsRef<Path>) -> Self {
+        Self::new(OutputKind::Directory(path.as_ref().to_path_buf()))
+    }
+
+    /// The path of a directory output, or of a file output (whose temporary file is removed):
+    /// where a directory format writes.
+    #[cfg_attr(not(feature = "rosbag2"), allow(dead_code))]
+    pub(crate) fn into_directory(mut self) -> Option<std::path::PathBuf> {
+        match std::mem::replace(&mut self.kind, OutputKind::Finished) {
+            OutputKind::Directory(path) => Some(path),
+            OutputKind::File(file) => Some(file.get_ref().target().to_path_buf()),
+            _ => None,
+        }
     }
 
     /// Any stream, such as stdout (not for bags).
@@ -178,6 +198,9 @@ impl Output {
                     data: None,
                 })
             }
+            OutputKind::Directory(_) => Err(Error::Output(
+                "a directory output is written by a ROS 2 bag writer only".into(),
+            )),
             OutputKind::Finished => Err(Error::Usage("the output was already finished".into())),
         }
     }
@@ -195,6 +218,9 @@ impl Write for Output {
                 n
             }
             OutputKind::Stream(s) => s.write(buf)?,
+            OutputKind::Directory(_) => {
+                return Err(io::Error::other("a directory output takes no bytes"));
+            }
             OutputKind::Finished => return Err(io::Error::other("the output was finished")),
         };
         self.streamed += n as u64;
@@ -207,7 +233,7 @@ impl Write for Output {
             OutputKind::Memory(m) => m.flush(),
             OutputKind::Seekable(s) => s.inner.flush(),
             OutputKind::Stream(s) => s.flush(),
-            OutputKind::Finished => Ok(()),
+            OutputKind::Directory(_) | OutputKind::Finished => Ok(()),
         }
     }
 }
@@ -221,10 +247,9 @@ impl Seek for Output {
                 s.position = s.inner.seek(pos)?;
                 Ok(s.position)
             }
-            OutputKind::Stream(_) | OutputKind::Finished => Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "this output cannot seek",
-            )),
+            OutputKind::Stream(_) | OutputKind::Directory(_) | OutputKind::Finished => Err(
+                io::Error::new(io::ErrorKind::Unsupported, "this output cannot seek"),
+            ),
         }
     }
 }
@@ -243,8 +268,16 @@ pub enum WriterOptions {
     /// BDDF (file annotations, POD block size).
     #[cfg(feature = "bddf")]
     Bddf(robolog_bddf::WriterOptions),
+    /// ROS 2 bag directory (storage, compression, splitting, metadata version).
+    #[cfg(feature = "rosbag2")]
+    Rosbag2(robolog_rosbag2::WriteOptions),
     /// Keeps the matches exhaustive in a build without formats (it cannot be created).
-    #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+    #[cfg(not(any(
+        feature = "rosbag",
+        feature = "mcap",
+        feature = "bddf",
+        feature = "rosbag2"
+    )))]
     #[doc(hidden)]
     Unavailable(std::convert::Infallible),
 }
@@ -261,6 +294,8 @@ impl WriterOptions {
             Format::Mcap => WriterOptions::Mcap(crate::mcap_writer::default_options()),
             #[cfg(feature = "bddf")]
             Format::Bddf => WriterOptions::Bddf(robolog_bddf::WriterOptions::default()),
+            #[cfg(feature = "rosbag2")]
+            Format::Rosbag2 => WriterOptions::Rosbag2(robolog_rosbag2::WriteOptions::default()),
             #[allow(unreachable_patterns)]
             other => return Err(Error::FormatDisabled { format: other }),
         })
@@ -275,7 +310,14 @@ impl WriterOptions {
             WriterOptions::Mcap(_) => Format::Mcap,
             #[cfg(feature = "bddf")]
             WriterOptions::Bddf(_) => Format::Bddf,
-            #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+            #[cfg(feature = "rosbag2")]
+            WriterOptions::Rosbag2(_) => Format::Rosbag2,
+            #[cfg(not(any(
+                feature = "rosbag",
+                feature = "mcap",
+                feature = "bddf",
+                feature = "rosbag2"
+            )))]
             WriterOptions::Unavailable(never) => match *never {},
         }
     }
@@ -298,7 +340,16 @@ pub fn create_writer(output: Output, options: WriterOptions) -> Result<Box<dyn L
         WriterOptions::Mcap(o) => Box::new(crate::mcap_writer::McapWriter::new(output, o)),
         #[cfg(feature = "bddf")]
         WriterOptions::Bddf(o) => Box::new(crate::bddf_writer::BddfWriter::new(output, o)),
-        #[cfg(not(any(feature = "rosbag", feature = "mcap", feature = "bddf")))]
+        #[cfg(feature = "rosbag2")]
+        WriterOptions::Rosbag2(o) => {
+            Box::new(crate::rosbag2_writer::Rosbag2Writer::new(output, o)?)
+        }
+        #[cfg(not(any(
+            feature = "rosbag",
+            feature = "mcap",
+            feature = "bddf",
+            feature = "rosbag2"
+        )))]
         WriterOptions::Unavailable(never) => match never {},
     })
 }

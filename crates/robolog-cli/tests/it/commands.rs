@@ -1197,3 +1197,67 @@ fn convert_from_stdin_and_recover_in_place() {
     assert_eq!(info_of(&copy)["message_count"], 12);
     assert_eq!(names_in(dir.path()), ["cut.bddf", "from-stdin.mcap"]);
 }
+
+// ------------------------------------------------------------------------------------- rosbag2
+
+const ROS2_SQLITE: &str = "testdata/rosbag2/sqlite3-talker";
+const ROS2_DB3: &str = "testdata/rosbag2/files/topics_and_services.db3";
+
+#[test]
+fn rosbag2_directory_and_db3_through_every_command() {
+    let info = robolog(["info", "--json", ROS2_SQLITE]).expect(0).json();
+    assert_eq!(info["format"], "rosbag2");
+    assert_eq!(info["message_count"], 20);
+    assert_eq!(info["start_time"], 1_585_866_235_112_411_371u64);
+    assert_eq!(
+        channel_counts(&info),
+        pairs(&[("/topic", 10), ("/rosout", 10), ("/parameter_events", 0)])
+    );
+    let lines = robolog([
+        "cat",
+        "--json",
+        ROS2_DB3,
+        "--topic",
+        "/add_two_ints/_service_event",
+    ])
+    .expect(0);
+    assert_eq!(lines.stdout.lines().count(), 6);
+    robolog(["check", ROS2_SQLITE]).expect(0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bag");
+    let run = robolog([
+        "convert".as_ref(),
+        ROS2_DB3.as_ref(),
+        out.as_os_str(),
+        "--format".as_ref(),
+        "rosbag2".as_ref(),
+        "--storage".as_ref(),
+        "sqlite3".as_ref(),
+        "--compression-mode".as_ref(),
+        "message".as_ref(),
+    ])
+    .expect(0);
+    assert!(run.stdout.contains("13 messages"), "{}", run.stdout);
+    assert_eq!(names_in(&out), ["bag_0.db3", "metadata.yaml"]);
+    let info = info_of(&out);
+    assert_eq!(info["format"], "rosbag2");
+    assert_eq!(info["properties"]["compression"], "message");
+    assert_eq!(info["message_count"], 13);
+    // The same payloads come back out, decompressed.
+    let a = robolog(["cat", "--json", ROS2_DB3]).expect(0).stdout;
+    let b = robolog(["cat".as_ref(), "--json".as_ref(), out.as_os_str()])
+        .expect(0)
+        .stdout;
+    assert_eq!(a, b);
+
+    let fixed = dir.path().join("fixed");
+    std::fs::remove_file(out.join("metadata.yaml")).unwrap();
+    let run = robolog(["recover".as_ref(), out.as_os_str(), fixed.as_os_str()]).expect(0);
+    assert!(
+        run.stdout.contains("13 messages recovered, 0 lost"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(info_of(&fixed)["message_count"], 13);
+}

@@ -9,4 +9,5 @@ mod decode;
 mod interop;
 mod open;
 mod robustness;
+mod rosbag2;
 mod roundtrip;
