@@ -169,18 +169,21 @@ fn check_md5(c: &robolog_rosbag::Connection) -> Option<Problem> {
     }
 }
 
+/// The facade's severity of an MCAP check's finding.
+#[cfg(feature = "mcap")]
+pub(crate) fn mcap_severity(severity: robolog_mcap::Severity) -> Severity {
+    match severity {
+        robolog_mcap::Severity::Info => Severity::Info,
+        robolog_mcap::Severity::Warning => Severity::Warning,
+        robolog_mcap::Severity::Error => Severity::Error,
+    }
+}
+
 #[cfg(feature = "mcap")]
 fn check_mcap(data: &Bytes) -> (u64, Vec<Problem>) {
     let mut problems: Vec<Problem> = robolog_mcap::check(data)
         .into_iter()
-        .map(|p| {
-            let severity = match p.severity {
-                robolog_mcap::Severity::Info => Severity::Info,
-                robolog_mcap::Severity::Warning => Severity::Warning,
-                robolog_mcap::Severity::Error => Severity::Error,
-            };
-            Problem::new(severity, Some(p.offset), p.message)
-        })
+        .map(|p| Problem::new(mcap_severity(p.severity), Some(p.offset), p.message))
         .collect();
     if robolog_mcap::draft::detect(data) == Some(robolog_mcap::Layout::Draft) {
         problems.push(Problem::info(

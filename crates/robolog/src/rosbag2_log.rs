@@ -244,11 +244,11 @@ pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             problems.extend(robolog_mcap::check(&data).into_iter().map(|p| {
-                let severity = match p.severity {
-                    robolog_mcap::Severity::Warning => Severity::Warning,
-                    robolog_mcap::Severity::Error => Severity::Error,
-                };
-                Problem::new(severity, Some(p.offset), format!("{name}: {}", p.message))
+                Problem::new(
+                    crate::check::mcap_severity(p.severity),
+                    Some(p.offset),
+                    format!("{name}: {}", p.message),
+                )
             }));
         }
     }
