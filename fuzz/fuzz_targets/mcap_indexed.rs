@@ -11,14 +11,13 @@ use robolog_mcap::{McapReader, Order, ReadOptions};
 fn reader_options() -> ReadOptions {
     ReadOptions {
         record_limit: CHUNK_LIMIT as u64,
-        cache_bytes: CHUNK_LIMIT,
         ..ReadOptions::default()
     }
     .with_threads(0)
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(reader) = McapReader::with_options(Bytes::copy_from_slice(data), reader_options())
+    let Ok(reader) = McapReader::open_with(Bytes::copy_from_slice(data), reader_options())
     else {
         return;
     };
@@ -44,8 +43,8 @@ fuzz_target!(|data: &[u8]| {
     if let Some(topic) = topic {
         // Decoding chunks only up to the last wanted message may miss damage further on, but
         // whenever whole chunks read cleanly, it must give exactly the same messages.
-        let whole = McapReader::with_options(
-            reader.data().clone(),
+        let whole = McapReader::open_with(
+            reader.input().clone(),
             ReadOptions {
                 decode_whole_chunks: true,
                 ..reader_options()
@@ -55,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
             let messages = reader
                 .messages()
                 .topics([topic.as_str()])
-                .time_range(1, u64::MAX)
+                .time_range(1..u64::MAX)
                 .iter()
                 .ok()?;
             Some(up_to_first_error(

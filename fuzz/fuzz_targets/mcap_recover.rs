@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let options = ReadOptions::default().with_threads(0);
-    let reader = match McapReader::with_options(Bytes::from(out), options) {
+    let reader = match McapReader::open_with(Bytes::from(out), options) {
         Ok(reader) => reader,
         Err(e) => panic!("recover wrote a file the indexed reader refuses: {e}"),
     };

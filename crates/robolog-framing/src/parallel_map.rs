@@ -4,6 +4,7 @@
 //! reads the current one. Results come back in submission order, and no more than `in_flight`
 //! jobs are queued or running at once, so memory stays bounded by a few chunks.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -176,11 +177,24 @@ fn claim_runner<J, R>(shared: &Shared<J, R>) -> bool {
         .is_ok()
 }
 
+thread_local! {
+    /// Set while this thread runs a job of a map that has two or more pool threads working.
+    static SHARED_WORK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True while this thread runs a job of a [`ParallelMap`] that has two or more pool threads
+/// working for it: a job may then hand part of its work to another pool thread (see
+/// [`Decompressor::decompress_shared`](crate::Decompressor::decompress_shared)), since the map
+/// asked for more than one core.
+pub(crate) fn in_shared_work() -> bool {
+    SHARED_WORK.with(Cell::get)
+}
+
 /// A pool task: runs a map's queued jobs until the queue is empty or the map is gone.
 fn drain<J, R>(shared: &Shared<J, R>) {
     loop {
         while let Ok((seq, job)) = shared.queued.try_recv() {
-            let outcome = run(&shared.work, job);
+            let outcome = run_shared(shared, job);
             if shared.results.send((seq, outcome)).is_err() {
                 // The consumer dropped the map: the rest is not wanted.
                 shared.runners.fetch_sub(1, Ordering::AcqRel);
@@ -199,6 +213,15 @@ fn drain<J, R>(shared: &Shared<J, R>) {
 /// Runs one job, catching a panic so that it is re-raised on the consumer's thread in order.
 fn run<J, R>(work: &Arc<dyn Fn(J) -> R + Send + Sync>, job: J) -> Outcome<R> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
+}
+
+/// Runs one job of a map on pool threads (on one of them, or on the consumer's thread while it
+/// waits), saying whether the map has two or more threads working.
+fn run_shared<J, R>(shared: &Shared<J, R>, job: J) -> Outcome<R> {
+    let before = SHARED_WORK.with(|flag| flag.replace(shared.max_runners >= 2));
+    let outcome = run(&shared.work, job);
+    SHARED_WORK.with(|flag| flag.set(before));
+    outcome
 }
 
 impl<I, R> Iterator for ParallelMap<I, R>
@@ -227,7 +250,7 @@ where
                     let (seq, outcome) = match pool.results.try_recv() {
                         Ok(answer) => answer,
                         Err(_) => match pool.shared.queued.try_recv() {
-                            Ok((seq, job)) => (seq, run(&pool.shared.work, job)),
+                            Ok((seq, job)) => (seq, run_shared(&pool.shared, job)),
                             // Every job due is with a runner: wait for an answer.
                             Err(_) => pool.results.recv().ok()?,
                         },

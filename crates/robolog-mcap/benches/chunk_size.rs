@@ -55,7 +55,7 @@ fn benches(c: &mut Criterion) {
                     let query = reader
                         .messages()
                         .topics(["/imu"])
-                        .time_range(t0 + 4_000_000_000, t0 + 5_000_000_000);
+                        .time_range(t0 + 4_000_000_000..t0 + 5_000_000_000);
                     black_box(query.iter().unwrap().count())
                 })
             });

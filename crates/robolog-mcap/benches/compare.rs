@@ -16,16 +16,9 @@ use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, ReadOptions, Wr
 /// Our reader's configurations: the default (CRCs checked, one decoding thread per core), on the
 /// reading thread only, and without chunk CRC checks (what the `mcap` crate's indexed reader
 /// does).
-fn configurations() -> [(&'static str, ReadOptions); 4] {
+fn configurations() -> [(&'static str, ReadOptions); 3] {
     [
         ("robolog", ReadOptions::default()),
-        (
-            "robolog-threads-always",
-            ReadOptions {
-                parallel_min_bytes: 0,
-                ..ReadOptions::default()
-            },
-        ),
         ("robolog-1thread", ReadOptions::default().with_threads(0)),
         (
             "robolog-nocrc",
@@ -86,7 +79,7 @@ fn benches(c: &mut Criterion) {
         for (label, opts) in configurations() {
             g.bench_function(format!("{label}/{name}"), |b| {
                 b.iter(|| {
-                    let reader = McapReader::with_options(bytes.clone(), opts.clone()).unwrap();
+                    let reader = McapReader::open_with(bytes.clone(), opts.clone()).unwrap();
                     let total: u64 = reader
                         .messages()
                         .iter()
@@ -124,11 +117,11 @@ fn benches(c: &mut Criterion) {
         for (label, opts) in configurations() {
             g.bench_function(format!("{label}/{name}"), |b| {
                 b.iter(|| {
-                    let reader = McapReader::with_options(bytes.clone(), opts.clone()).unwrap();
+                    let reader = McapReader::open_with(bytes.clone(), opts.clone()).unwrap();
                     let total: u64 = reader
                         .messages()
                         .topics(["/imu"])
-                        .time_range(start, end)
+                        .time_range(start..end)
                         .iter()
                         .unwrap()
                         .map(|m| m.unwrap().data.len() as u64)

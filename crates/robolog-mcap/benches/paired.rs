@@ -123,7 +123,7 @@ fn main() {
             want,
             || {
                 let r = McapReader::open(bytes.clone()).unwrap();
-                let q = r.messages().topics(["/imu"]).time_range(start, end);
+                let q = r.messages().topics(["/imu"]).time_range(start..end);
                 let n: usize = q.iter().unwrap().map(|m| m.unwrap().data.len()).sum();
                 assert_eq!(n as u64, want);
             },

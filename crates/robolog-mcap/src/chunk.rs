@@ -173,7 +173,7 @@ pub(crate) fn chunk_bytes(
     let Some(at) = at else {
         let decoded = if rules.in_halves {
             let records = input.slice_ref(chunk.records);
-            decompressor.decompress_in_halves(compression, &records, size, size, &mut recycled)
+            decompressor.decompress_shared(compression, &records, size, size, &mut recycled)
         } else {
             decompressor.decompress(compression, chunk.records, size, size, &mut recycled)
         };
@@ -188,9 +188,4 @@ pub(crate) fn chunk_bytes(
     let end = record_end(prefix.decoded(), at, size);
     let whole = prefix.decode_to(end).map_err(codec_error)?;
     Ok((Bytes::from(recycled), whole))
-}
-
-/// Takes back the allocation of a chunk buffer nobody else holds any more.
-pub(crate) fn recycle(buffer: Bytes) -> Option<Vec<u8>> {
-    buffer.try_into_mut().ok().map(Vec::from)
 }

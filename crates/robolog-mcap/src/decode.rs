@@ -1,12 +1,10 @@
-//! Decoding chunks on worker threads: one decompressor per thread, buffers recycled through a
-//! pool so that steady-state reading allocates nothing per chunk.
+//! Decoding chunks on worker threads, with one decompressor per thread.
 
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex};
 
 use robolog_framing::{Bytes, Decompressor};
 
-use crate::chunk::{chunk_bytes, recycle, verify_chunk_crc};
+use crate::chunk::{chunk_bytes, verify_chunk_crc};
 use crate::error::{McapError, Result};
 use crate::parse::RecordSplitter;
 use crate::records::{Chunk, Record, op};
@@ -15,77 +13,15 @@ thread_local! {
     static DECOMPRESSOR: RefCell<Decompressor> = RefCell::new(Decompressor::new());
 }
 
-/// Buffers handed back by readers for workers to decompress into. Fresh buffers cost a
-/// zero-fill and a page fault per page, which is as much as decoding an LZ4 chunk; recycled
-/// ones cost nothing.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct BufferPool(Arc<Mutex<Vec<Vec<u8>>>>);
-
-/// Buffers a pool keeps for reuse, and the bytes they may hold together: enough for the chunks
-/// in flight, little enough not to matter when idle.
-const POOL_MAX: usize = 8;
-const POOL_MAX_BYTES: usize = 32 << 20;
-
-/// The pool shared by every reader in the process, so that one query reuses the buffers of the
-/// previous one.
-static SHARED: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
-
-/// Frees the chunk buffers the readers keep for reuse between queries (at most 8 buffers and
-/// 32 MiB). Long-running programs that are done reading can call it to give the memory back.
-pub fn release_buffers() {
-    if let Ok(mut shared) = SHARED.lock() {
-        *shared = Vec::new();
-    }
-}
-
-impl BufferPool {
-    pub(crate) fn take(&self) -> Vec<u8> {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|mut pool| pool.pop())
-            .or_else(|| SHARED.lock().ok().and_then(|mut pool| pool.pop()))
-            .unwrap_or_default()
-    }
-
-    /// Returns a chunk buffer to the pool if nobody else holds it.
-    pub(crate) fn give(&self, buffer: Bytes) {
-        if let Some(vec) = recycle(buffer)
-            && vec.capacity() > 0
-            && let Ok(mut pool) = self.0.lock()
-        {
-            let held: usize = pool.iter().map(Vec::capacity).sum();
-            if pool.len() < POOL_MAX && held + vec.capacity() <= POOL_MAX_BYTES {
-                pool.push(vec);
-            }
-        }
-    }
-}
-
-impl Drop for BufferPool {
-    fn drop(&mut self) {
-        // The last handle hands its buffers to the process-wide pool.
-        if Arc::strong_count(&self.0) == 1
-            && let Ok(mut mine) = self.0.lock()
-            && let Ok(mut shared) = SHARED.lock()
-        {
-            let mut held: usize = shared.iter().map(Vec::capacity).sum();
-            for vec in mine.drain(..) {
-                if shared.len() >= POOL_MAX || held + vec.capacity() > POOL_MAX_BYTES {
-                    break;
-                }
-                held += vec.capacity();
-                shared.push(vec);
-            }
-        }
-    }
-}
-
 /// Parses the Chunk record at `offset` of `input`.
 pub(crate) fn chunk_at(input: &[u8], offset: u64, draft: bool) -> Result<Chunk<'_>> {
     let start = usize::try_from(offset).unwrap_or(usize::MAX);
-    let tail = input.get(start..).unwrap_or(&[]);
-    match RecordSplitter::new(tail, offset).next() {
+    chunk_in(input.get(start..).unwrap_or(&[]), offset, draft)
+}
+
+/// Parses the Chunk record that `record` starts with, which is at `offset` in the file.
+pub(crate) fn chunk_in(record: &[u8], offset: u64, draft: bool) -> Result<Chunk<'_>> {
+    match RecordSplitter::new(record, offset).next() {
         Some(Ok(raw)) if draft && raw.opcode == crate::draft::op::CHUNK => {
             crate::draft::parse_chunk(raw.content, offset)
         }
@@ -123,14 +59,14 @@ pub(crate) struct DecodeRules {
     pub(crate) limit: u64,
     /// Check the chunk CRC when the whole chunk is decoded.
     pub(crate) verify_crc: bool,
-    /// Decode a large LZ4 chunk in two halves at once when a worker is free
-    /// ([`Decompressor::decompress_in_halves`]).
+    /// Decode a large LZ4 chunk in two halves at once when the read has two or more workers
+    /// ([`Decompressor::decompress_shared`]).
     pub(crate) in_halves: bool,
 }
 
 /// Decodes a chunk with this thread's decompressor: all of it, or with `prefix_to` only its
-/// records up to the end of the record at that offset (see [`chunk_bytes`]). The CRC is checked
-/// when what was decoded is the whole chunk.
+/// records up to the end of the record at that offset (see [`chunk_bytes`]); says whether that
+/// is the whole chunk. The CRC is checked when it is.
 pub(crate) fn decode_chunk(
     input: &Bytes,
     chunk: &Chunk<'_>,
@@ -138,11 +74,11 @@ pub(crate) fn decode_chunk(
     prefix_to: Option<u64>,
     rules: DecodeRules,
     recycled: Vec<u8>,
-) -> Result<Bytes> {
+) -> Result<(Bytes, bool)> {
     let (data, whole) =
         with_decompressor(|d| chunk_bytes(input, chunk, offset, prefix_to, rules, d, recycled))?;
     if whole && rules.verify_crc {
         verify_chunk_crc(chunk, &data, offset)?;
     }
-    Ok(data)
+    Ok((data, whole))
 }

@@ -56,14 +56,19 @@ pub const FOOTER_RECORD_LEN: usize = 9 + 12;
 /// the magic and a footer of that layout, `None` when there is no recognisable footer (a
 /// truncated file, which readers treat as ratified unless told otherwise).
 pub fn detect(data: &[u8]) -> Option<Layout> {
-    let len = data.len();
-    if len < 8 + 8 || data[len - 8..] != MAGIC {
+    detect_tail(data, data.len() as u64)
+}
+
+/// [`detect`] from the last bytes of a file of `file_len` bytes (64 are enough).
+pub(crate) fn detect_tail(tail: &[u8], file_len: u64) -> Option<Layout> {
+    let len = tail.len();
+    if file_len < 8 + 8 || len < 8 || tail[len - 8..] != MAGIC {
         return None;
     }
     let footer_is = |record_len: usize, content_len: u64| {
-        len >= 8 + record_len + 8 && {
+        file_len >= (8 + record_len + 8) as u64 && len >= record_len + 8 && {
             let at = len - 8 - record_len;
-            data[at] == 0x02 && data[at + 1..at + 9] == content_len.to_le_bytes()
+            tail[at] == 0x02 && tail[at + 1..at + 9] == content_len.to_le_bytes()
         }
     };
     if footer_is(29, 20) {

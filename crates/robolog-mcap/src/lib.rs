@@ -65,14 +65,16 @@
 
 mod check;
 mod chunk;
+mod chunks;
 mod decode;
 pub mod draft;
 mod error;
-mod indexed;
 mod linear;
 mod message;
 mod options;
 pub mod parse;
+mod query;
+mod reader;
 mod record_source;
 pub mod records;
 mod recover;
@@ -83,18 +85,19 @@ mod writer;
 
 pub use check::{CheckOptions, Problem, Severity, check, check_with};
 pub use chunk::{compression_from_name, compression_name};
-pub use decode::release_buffers;
 pub use error::{McapError, Result};
-pub use indexed::{McapReader, MessageIter, MessageQuery, Order};
 pub use linear::{LinearMessages, LinearReader};
 pub use message::OwnedMessage;
 pub use options::{Layout, ReadOptions};
+pub use query::{MessageIter, MessageQuery};
+pub use reader::McapReader;
 pub use records::{
     Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, Message,
     MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
 };
 pub use recover::{Damage, RecoverOptions, Report, recover, recover_file, recover_with};
 pub use robolog_framing::{Bytes, Compression};
+pub use robolog_query::{Input, Order};
 pub use stream::StreamReader;
 pub use summary::{Summary, SummarySource};
 pub use writer::{DEFAULT_CHUNK_SIZE, WriteOptions, Writer};

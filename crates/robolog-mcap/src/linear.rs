@@ -4,7 +4,9 @@
 use robolog_framing::{Bytes, Crc32, ParallelMap, crc32};
 
 use crate::OwnedMessage;
-use crate::decode::{BufferPool, DecodeRules, chunk_at, decode_chunk};
+use robolog_query::BufferPool;
+
+use crate::decode::{DecodeRules, chunk_at, decode_chunk};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::options::{Layout, ReadOptions};
@@ -70,7 +72,8 @@ impl ChunkDecoding {
                         in_halves: false,
                     },
                     recycled,
-                ),
+                )
+                .map(|(records, _)| records),
                 RecordsCrc::of(data, &c, self.data_crc, self.verify_chunk_crc),
             ),
             Err(e) => (Err(e), None),
@@ -176,7 +179,7 @@ impl LinearReader {
             flatten: true,
             data_end_end: None,
             prefetch: None,
-            pool: BufferPool::default(),
+            pool: BufferPool::new(),
             data_crc: (Crc32::new(), 0),
         }
     }

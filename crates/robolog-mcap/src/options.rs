@@ -58,25 +58,6 @@ pub struct ReadOptions {
     pub record_limit: u64,
     /// Worker threads decompressing upcoming chunks; 0 decodes on the reading thread.
     pub threads: usize,
-    /// Queries with less decoding work than this decode on the reading thread, since starting
-    /// workers costs more than they save on a chunk or two (default 1 MiB). The work is counted
-    /// in bytes of LZ4 chunks: a zstd chunk counts 8 times its size, since zstd decodes about 8
-    /// times slower, and an uncompressed chunk a sixteenth (listing its messages, and its CRC
-    /// check when that is on).
-    /// Measured on two cores: LZ4 topic queries over 4 MiB of chunks take 0.8-1.0 ms on the
-    /// workers against 1.2-1.5 ms on the reading thread, while uncompressed ones of that size are
-    /// faster inline (0.25-0.40 ms against 0.26-0.56 ms).
-    pub parallel_min_bytes: u64,
-    /// Whether an indexed read that decodes on two or more worker threads may decode a large
-    /// LZ4 chunk (256 KiB or more, one frame of independent blocks) in two halves at once, the
-    /// second on a worker that is free (default on). A query over a few large chunks then keeps
-    /// every core busy to its end: seven chunks on two cores take three and a half chunks' time
-    /// instead of four. The results and errors are the same either way.
-    pub split_lz4_chunks: bool,
-    /// The most bytes of decoded chunks an indexed time-ordered read keeps at once (default
-    /// 128 MiB). Files whose chunks overlap in time need several at once; beyond this, chunks are
-    /// dropped and decoded again when due (slower, but memory stays bounded).
-    pub cache_bytes: usize,
     /// Which layout to read.
     pub layout: Layout,
 }
@@ -92,9 +73,6 @@ impl Default for ReadOptions {
             verify_attachment_crcs: true,
             record_limit: DEFAULT_CHUNK_LIMIT,
             threads: robolog_framing::default_threads(),
-            cache_bytes: 128 << 20,
-            parallel_min_bytes: 1 << 20,
-            split_lz4_chunks: true,
             layout: Layout::Auto,
         }
     }
@@ -130,5 +108,11 @@ impl ReadOptions {
     /// memory stays a small multiple of the chunk size.
     pub(crate) fn in_flight(&self) -> usize {
         (self.threads * 2).max(2)
+    }
+
+    /// The decoded chunks an indexed time-ordered read keeps at once when chunks overlap in
+    /// time: as many bytes as the largest chunk accepted, at most 128 MiB.
+    pub(crate) fn cache_limit(&self) -> usize {
+        usize::try_from(self.record_limit).map_or(128 << 20, |limit| limit.min(128 << 20))
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use robolog_framing::{Decompressor, crc32};
+use robolog_query::Input;
 
 use crate::chunk::{DEFAULT_CHUNK_LIMIT, decompress_into};
 use crate::error::{McapError, Result};
@@ -120,27 +121,38 @@ impl Summary {
     }
 }
 
-/// The ratified footer at the end of `data`, with its offset, if there is one.
-pub(crate) fn footer_of(data: &[u8]) -> Option<(usize, Footer)> {
-    let len = data.len();
-    let footer_at = len.checked_sub(FOOTER_RECORD_LEN as usize + MAGIC.len())?;
-    if footer_at < MAGIC.len() || data[len - MAGIC.len()..] != MAGIC {
+/// Bytes read from the start of a file to find its magic and Header (a Header is a few dozen
+/// bytes; a longer one is read again whole).
+const HEAD_LEN: u64 = 4096;
+
+/// The ratified footer at the end of a file of `len` bytes whose last bytes are `tail`, with its
+/// file offset, if there is one.
+pub(crate) fn footer_of(tail: &[u8], len: u64) -> Option<(u64, Footer)> {
+    let tail_len = tail.len() as u64;
+    let footer_len = FOOTER_RECORD_LEN + MAGIC.len() as u64;
+    let footer_at = len.checked_sub(footer_len)?;
+    let rel = usize::try_from(tail_len.checked_sub(footer_len)?).ok()?;
+    if footer_at < MAGIC.len() as u64 || tail[tail.len() - MAGIC.len()..] != MAGIC {
         return None;
     }
-    let (opcode, start, end) = frame_at(data, footer_at).ok()??;
+    let (opcode, start, end) = frame_at(tail, rel).ok()??;
     if opcode != op::FOOTER || end - start != 20 {
         return None;
     }
-    match parse_record(opcode, &data[start..end], footer_at as u64).ok()? {
+    match parse_record(opcode, &tail[start..end], footer_at).ok()? {
         Record::Footer(f) => Some((footer_at, f)),
         _ => None,
     }
 }
 
-/// Reads the summary through the footer, falling back to a scan.
-pub(crate) fn load(data: &[u8], verify_crc: bool) -> Result<Summary> {
-    if data.len() < MAGIC.len() || data[..MAGIC.len()] != MAGIC {
-        return Err(if MAGIC.starts_with(data) {
+/// Reads the summary through the footer (two small reads and one of the summary section),
+/// falling back to a scan of the whole input.
+pub(crate) fn load(input: &Input, verify_crc: bool) -> Result<Summary> {
+    let io = |offset: u64| move |source| McapError::Io { offset, source };
+    let len = input.len();
+    let head = input.read_up_to(0, HEAD_LEN).map_err(io(0))?;
+    if head.len() < MAGIC.len() || head[..MAGIC.len()] != MAGIC {
+        return Err(if MAGIC.starts_with(&head) {
             McapError::Truncated {
                 offset: 0,
                 record: "magic",
@@ -150,26 +162,33 @@ pub(crate) fn load(data: &[u8], verify_crc: bool) -> Result<Summary> {
             McapError::BadMagic { offset: 0 }
         });
     }
-    let header = header_of(data);
-    let Some((footer_at, footer)) = footer_of(data) else {
-        let mut s = scan(data, data.len(), "the file has no footer (truncated?)")?;
-        s.header = header.or(s.header);
-        return Ok(s);
+    let header = header_of(input, &head);
+    let footer_len = FOOTER_RECORD_LEN + MAGIC.len() as u64;
+    let tail = input
+        .read_up_to(len.saturating_sub(footer_len), footer_len)
+        .map_err(io(len.saturating_sub(footer_len)))?;
+    let scan_all = |end: u64, reason: &str| -> Result<Summary> {
+        let data = input.read_all().map_err(io(0))?;
+        let mut s = scan(&data, usize::try_from(end).unwrap_or(usize::MAX), reason)?;
+        s.header = header.clone().or(s.header);
+        Ok(s)
+    };
+    let Some((footer_at, footer)) = footer_of(&tail, len) else {
+        return scan_all(len, "the file has no footer (truncated?)");
     };
     if footer.summary_start == 0 {
-        let mut s = scan(data, footer_at, "the file has no summary")?;
+        let mut s = scan_all(footer_at, "the file has no summary")?;
         s.footer = Some(footer);
-        s.header = header.or(s.header);
         return Ok(s);
     }
-    match from_summary_section(data, footer_at, footer, verify_crc) {
+    match from_summary_section(input, footer_at, footer, verify_crc) {
         Ok(mut s) => {
-            s.header = header;
+            s.header = header.clone();
             let may_have_messages = s.statistics.as_ref().is_none_or(|st| st.message_count > 0);
             if s.chunk_indexes.is_empty() && may_have_messages {
                 // An unchunked file: its messages are only found by reading the data section.
-                let end = usize::try_from(footer.summary_start).unwrap_or(footer_at);
-                let scanned = scan(data, end, "the summary has no chunk indexes")?;
+                let end = footer.summary_start.min(footer_at);
+                let scanned = scan_all(end, "the summary has no chunk indexes")?;
                 s.loose_messages = scanned.loose_messages;
                 s.chunk_indexes = scanned.chunk_indexes;
                 for (id, schema) in scanned.schemas {
@@ -183,46 +202,67 @@ pub(crate) fn load(data: &[u8], verify_crc: bool) -> Result<Summary> {
             }
             Ok(s)
         }
-        Err(e) if matches!(e, McapError::CrcMismatch { .. }) => Err(e),
+        Err(e) if matches!(e, McapError::CrcMismatch { .. } | McapError::Io { .. }) => Err(e),
         Err(e) => {
-            let mut s = scan(data, footer_at, &format!("the summary is damaged: {e}"))?;
+            let mut s = scan_all(footer_at, &format!("the summary is damaged: {e}"))?;
             s.footer = Some(footer);
-            s.header = header.or(s.header);
             Ok(s)
         }
     }
 }
 
-fn header_of(data: &[u8]) -> Option<Header<'static>> {
-    let (opcode, start, end) = frame_at(data, MAGIC.len()).ok()??;
+/// The Header record after the magic, read from `head` (the first bytes of the input) or, when
+/// it is longer, from the input.
+fn header_of(input: &Input, head: &[u8]) -> Option<Header<'static>> {
+    let at = MAGIC.len();
+    if frame_at(head, at).is_ok() || head.len() as u64 == input.len() {
+        return header_in(head, at);
+    }
+    let length = u64::from_le_bytes(head.get(at + 1..at + 9)?.try_into().ok()?);
+    let end = (at as u64)
+        .checked_add(RECORD_PREFIX)?
+        .checked_add(length)?;
+    header_in(&input.read(at as u64..end).ok()?, 0)
+}
+
+/// The Header record at `at` of `record`, which starts at file offset `MAGIC.len() - at`.
+fn header_in(record: &[u8], at: usize) -> Option<Header<'static>> {
+    let (opcode, start, end) = frame_at(record, at).ok()??;
     if opcode != op::HEADER {
         return None;
     }
-    match parse_record(opcode, &data[start..end], MAGIC.len() as u64).ok()? {
+    match parse_record(opcode, &record[start..end], MAGIC.len() as u64).ok()? {
         Record::Header(h) => Some(h.into_owned()),
         _ => None,
     }
 }
 
+/// The summary section from `footer.summary_start` to the footer at `footer_at`, read in one
+/// piece with the footer (which its CRC covers).
 fn from_summary_section(
-    data: &[u8],
-    footer_at: usize,
+    input: &Input,
+    footer_at: u64,
     footer: Footer,
     verify_crc: bool,
 ) -> Result<Summary> {
-    let start = usize::try_from(footer.summary_start).unwrap_or(usize::MAX);
-    if start < MAGIC.len() || start > footer_at {
+    let start = footer.summary_start;
+    if start < MAGIC.len() as u64 || start > footer_at {
         return Err(McapError::invalid(
-            footer_at as u64,
+            footer_at,
             "Footer",
             format!("summary_start {} is outside the file", footer.summary_start),
         ));
     }
+    let crc_end = footer_at + FOOTER_RECORD_LEN - 4;
+    let section = input.read(start..crc_end).map_err(|source| McapError::Io {
+        offset: start,
+        source,
+    })?;
     if verify_crc && footer.summary_crc != 0 {
-        let computed = crc32(&data[start..footer_at + FOOTER_RECORD_LEN as usize - 4]);
+        let computed = crc32(&section);
         if computed != footer.summary_crc {
             return Err(McapError::CrcMismatch {
-                offset: footer_at as u64,
+                offset: footer_at,
                 what: "summary",
                 stored: footer.summary_crc,
                 computed,
@@ -231,7 +271,8 @@ fn from_summary_section(
     }
     let mut summary = Summary::empty(SummarySource::SummarySection);
     summary.footer = Some(footer);
-    for raw in RecordSplitter::new(&data[start..footer_at], start as u64) {
+    let records = &section[..(footer_at - start) as usize];
+    for raw in RecordSplitter::new(records, start) {
         let raw = raw?;
         summary.add(raw.parse()?);
     }

@@ -26,7 +26,6 @@ static ALLOCATOR: CountingAllocator = counting_allocator();
 fn options() -> ReadOptions {
     ReadOptions {
         record_limit: HOSTILE_CHUNK_LIMIT as u64,
-        cache_bytes: HOSTILE_CHUNK_LIMIT,
         ..ReadOptions::default()
     }
     .with_threads(0)
@@ -64,7 +63,7 @@ fn describe(e: &McapError) -> String {
 }
 
 fn indexed(bytes: &[u8]) -> String {
-    let reader = match McapReader::with_options(Bytes::copy_from_slice(bytes), options()) {
+    let reader = match McapReader::open_with(Bytes::copy_from_slice(bytes), options()) {
         Ok(reader) => reader,
         Err(e) => return format!("Err {}", describe(&e)),
     };

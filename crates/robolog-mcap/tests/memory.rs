@@ -56,8 +56,7 @@ fn write_to<W: std::io::Write>(out: W, compression: Compression) -> W {
 
 /// Runs `f` under a fresh heap profiler and returns the peak bytes it had allocated at once.
 fn peak(f: impl FnOnce()) -> usize {
-    // Buffers kept from earlier reads would hide the allocations of this one.
-    robolog_mcap::release_buffers();
+    // Each read opens its own reader: no buffers kept from earlier reads hide its allocations.
     let _profiler = dhat::Profiler::builder().testing().build();
     f();
     dhat::HeapStats::get().max_bytes
@@ -150,11 +149,12 @@ fn chunks_overlapping_in_time_stay_within_the_cache() {
     let total = n as usize * SIZE;
     for order in [Order::LogTime, Order::ReverseLogTime] {
         let bytes = peak(|| {
+            // The cache of decoded chunks is as large as the largest chunk accepted.
             let opts = robolog_mcap::ReadOptions {
-                cache_bytes: 2 << 20,
+                record_limit: 2 << 20,
                 ..robolog_mcap::ReadOptions::default()
             };
-            let reader = McapReader::with_options(file.clone(), opts).unwrap();
+            let reader = McapReader::open_with(file.clone(), opts).unwrap();
             let mut times = Vec::new();
             for m in reader.messages().order(order).iter().unwrap() {
                 let m = m.unwrap();

@@ -26,7 +26,7 @@ pub(crate) struct McapStorage {
 impl McapStorage {
     pub(crate) fn open(path: &Path, readable: &Path, options: ReadOptions) -> Result<Self> {
         let data = robolog_framing::load_file(readable).map_err(|e| Error::io(path, e))?;
-        let reader = McapReader::with_options(data, options).map_err(|e| Error::mcap(path, e))?;
+        let reader = McapReader::open_with(data, options).map_err(|e| Error::mcap(path, e))?;
         let mut notes = Vec::new();
         let summary = reader.summary();
         if let Some(header) = &summary.header
@@ -145,17 +145,17 @@ impl McapStorage {
     }
 
     pub(crate) fn messages(&self, query: &FileQuery) -> Result<McapMessages> {
-        let mut q = self.reader.messages().order(match query.order {
-            Order::LogTime => robolog_mcap::Order::LogTime,
-            Order::File => robolog_mcap::Order::File,
-        });
+        let mut q = self
+            .reader
+            .messages()
+            .order(match query.order {
+                Order::LogTime => robolog_mcap::Order::LogTime,
+                Order::File => robolog_mcap::Order::File,
+            })
+            .time_range(query.start..=query.end_inclusive);
         if let Some(ids) = &query.topics {
             q = q.channel_ids(ids.iter().filter_map(|&id| u16::try_from(id).ok()));
         }
-        q = match query.end_inclusive.checked_add(1) {
-            Some(end) => q.time_range(query.start, end),
-            None => q.start_time(query.start),
-        };
         Ok(McapMessages {
             inner: q.iter().map_err(|e| Error::mcap(&self.path, e))?,
             path: self.path.clone(),

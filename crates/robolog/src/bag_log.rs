@@ -116,10 +116,6 @@ impl BagLog {
         Ok((Self { bag }, channels, problems))
     }
 
-    pub(crate) fn data(&self) -> &Bytes {
-        self.bag.data()
-    }
-
     pub(crate) fn summary(&self, channels: &[Arc<Channel>], file_size: u64) -> Summary {
         let s = self.bag.summary();
         let chunks = (self.bag.version() == Version::V2_0).then(|| ChunkSummary {

@@ -332,10 +332,6 @@ impl BddfLog {
         ))
     }
 
-    pub(crate) fn data(&self) -> &Bytes {
-        self.reader.data()
-    }
-
     pub(crate) fn metadata(&self) -> Vec<Metadata> {
         let annotations = self.reader.annotations();
         if annotations.is_empty() {

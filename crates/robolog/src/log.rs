@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use robolog_framing::Bytes;
+use robolog_query::Input;
 
 use crate::error::{Error, Result};
 use crate::format::Format;
@@ -89,6 +90,7 @@ impl OpenOptions {
                     channels,
                     problems,
                     file_size,
+                    input: Input::from(Bytes::new()),
                 });
             }
         }
@@ -107,6 +109,7 @@ impl OpenOptions {
             ));
         }
         let file_size = data.len() as u64;
+        let input = Input::from(data.clone());
         let (backend, channels, problems) = match format {
             #[cfg(feature = "rosbag")]
             Format::Bag => {
@@ -133,6 +136,7 @@ impl OpenOptions {
             channels,
             problems,
             file_size,
+            input,
         })
     }
 }
@@ -186,6 +190,7 @@ pub struct Log {
     channels: Vec<Arc<Channel>>,
     problems: Vec<Problem>,
     file_size: u64,
+    input: Input,
 }
 
 impl Log {
@@ -274,25 +279,10 @@ impl Log {
         }
     }
 
-    /// The bytes of the file (empty for a ROS 2 bag, which is a directory of storage files).
-    pub fn data(&self) -> &Bytes {
-        match &self.backend {
-            #[cfg(feature = "rosbag")]
-            Backend::Bag(b) => b.data(),
-            #[cfg(feature = "mcap")]
-            Backend::Mcap(b) => b.data(),
-            #[cfg(feature = "bddf")]
-            Backend::Bddf(b) => b.data(),
-            #[cfg(feature = "rosbag2")]
-            Backend::Rosbag2(b) => b.data(),
-            #[cfg(not(any(
-                feature = "rosbag",
-                feature = "mcap",
-                feature = "bddf",
-                feature = "rosbag2"
-            )))]
-            Backend::Unavailable(never) => match *never {},
-        }
+    /// The input the log is read from (empty for a ROS 2 bag, which is a directory of storage
+    /// files).
+    pub fn input(&self) -> &Input {
+        &self.input
     }
 
     /// The ROS 2 bag behind this log, for what the model does not show (its files, metadata).

@@ -71,7 +71,7 @@ impl McapLog {
             verify_uncompressed_chunks: check_uncompressed_chunks,
             ..ReadOptions::default()
         };
-        let reader = McapReader::with_options(data, options)?;
+        let reader = McapReader::open_with(data, options)?;
         let summary = reader.summary();
         let mut builder = ChannelBuilder::default();
         for schema in summary.schemas.values() {
@@ -103,10 +103,6 @@ impl McapLog {
             }
         }
         Ok((Self { reader }, channels, problems))
-    }
-
-    pub(crate) fn data(&self) -> &Bytes {
-        self.reader.data()
     }
 
     pub(crate) fn summary(&self, channels: &[Arc<Channel>], file_size: u64) -> Result<Summary> {
@@ -219,7 +215,6 @@ impl McapLog {
     }
 
     pub(crate) fn attachments(&self) -> Result<Vec<Attachment>> {
-        let data = self.reader.data();
         self.reader
             .attachments()
             .iter()
@@ -230,10 +225,7 @@ impl McapLog {
                     media_type: a.media_type.into_owned(),
                     log_time_ns: a.log_time,
                     create_time_ns: a.create_time,
-                    data: match a.data {
-                        Cow::Borrowed(bytes) => data.slice_ref(bytes),
-                        Cow::Owned(bytes) => Bytes::from(bytes),
-                    },
+                    data: Bytes::from(a.data.into_owned()),
                 })
             })
             .collect()
@@ -260,18 +252,18 @@ impl McapLog {
         filter: &Filter,
         order: Order,
     ) -> Result<MessagesInner> {
-        let mut query = self.reader.messages().order(match order {
-            Order::LogTime => robolog_mcap::Order::LogTime,
-            Order::File => robolog_mcap::Order::File,
-        });
+        let mut query = self
+            .reader
+            .messages()
+            .order(match order {
+                Order::LogTime => robolog_mcap::Order::LogTime,
+                Order::File => robolog_mcap::Order::File,
+            })
+            .time_range(filter.start_ns()..=filter.end_ns_inclusive());
         if let Some(ids) = &selection.channels {
             // Channel ids come from this file, so they fit in u16.
             query = query.channel_ids(ids.iter().filter_map(|&id| u16::try_from(id).ok()));
         }
-        query = match filter.end_ns_inclusive().checked_add(1) {
-            Some(end) => query.time_range(filter.start_ns(), end),
-            None => query.start_time(filter.start_ns()),
-        };
         Ok(MessagesInner::Mcap(McapMessages {
             inner: query.iter()?,
             channels: channels.to_vec(),

@@ -56,8 +56,6 @@ pub(crate) fn channel(topic: &Topic, schema_id: u32) -> Channel {
 #[derive(Debug)]
 pub(crate) struct Rosbag2Log {
     bag: Bag,
-    /// A directory has no single byte buffer: [`crate::Log::data`] is empty.
-    empty: Bytes,
 }
 
 pub(crate) fn problem(p: &robolog_rosbag2::Problem) -> Problem {
@@ -96,22 +94,11 @@ impl Rosbag2Log {
             })
             .collect();
         let problems = bag.problems().iter().map(problem).collect();
-        Ok((
-            Self {
-                bag,
-                empty: Bytes::new(),
-            },
-            channels,
-            problems,
-        ))
+        Ok((Self { bag }, channels, problems))
     }
 
     pub(crate) fn bag(&self) -> &Bag {
         &self.bag
-    }
-
-    pub(crate) fn data(&self) -> &Bytes {
-        &self.empty
     }
 
     /// Bytes of the storage files.

@@ -156,7 +156,7 @@ fn ours_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
                 let (start, end) = cx.workload.query_range();
                 query = query
                     .topics([cx.workload.query.topic])
-                    .time_range(start, end);
+                    .time_range(start..end);
             }
             let mut messages = query.iter()?;
             while let Some(m) = messages.next_ref() {

@@ -409,6 +409,27 @@ impl Decompressor {
         }
     }
 
+    /// Decompresses like [`decompress`](Self::decompress) input held in shared [`Bytes`]. When
+    /// called from a job of a [`ParallelMap`](crate::ParallelMap) that has two or more threads
+    /// working, an LZ4 frame of 256 KiB or more is decoded in two halves at once, as
+    /// [`decompress_in_halves`](Self::decompress_in_halves) does: a read that asked for several
+    /// cores keeps them busy to its end even when it has fewer chunks left than cores. The
+    /// output and the errors are those of `decompress` either way.
+    pub fn decompress_shared(
+        &mut self,
+        compression: Compression,
+        input: &Bytes,
+        expected: usize,
+        cap: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        if crate::parallel_map::in_shared_work() {
+            self.decompress_in_halves(compression, input, expected, cap, out)
+        } else {
+            self.decompress(compression, input, expected, cap, out)
+        }
+    }
+
     /// Decompresses like [`decompress`](Self::decompress), but decodes an LZ4 frame of 256 KiB
     /// or more in two halves at once when it can: the second half is offered to the threads of
     /// the [`ParallelMap`](crate::ParallelMap) pool, and decoded by one of them that is free

@@ -131,8 +131,8 @@ fn our_output_streams_back_identically() {
 /// through the footer, summary and chunk indexes.
 fn indexed_json(data: Vec<u8>) -> Result<Value, String> {
     let opts = ReadOptions::default().with_threads(0);
-    let reader = robolog_mcap::McapReader::with_options(Bytes::from(data), opts)
-        .map_err(|e| e.to_string())?;
+    let reader =
+        robolog_mcap::McapReader::open_with(Bytes::from(data), opts).map_err(|e| e.to_string())?;
     let summary = reader.summary();
     assert_eq!(summary.source, robolog_mcap::SummarySource::SummarySection);
     let schemas: Vec<Value> = summary

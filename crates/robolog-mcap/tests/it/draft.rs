@@ -278,7 +278,7 @@ fn indexed_reader_opens_draft_files() {
 fn a_ratified_only_reader_rejects_draft_files_clearly() {
     let (_, data) = variants().remove(1);
     let opts = ReadOptions::default().with_layout(Layout::Ratified);
-    let err = McapReader::with_options(Bytes::from(data), opts).unwrap_err();
+    let err = McapReader::open_with(Bytes::from(data), opts).unwrap_err();
     assert!(matches!(err, McapError::DraftLayout { .. }), "{err}");
     assert!(err.to_string().contains("draft"));
 }
@@ -303,7 +303,7 @@ fn draft_files_convert_to_valid_ratified_files() {
         let reader = McapReader::open(Bytes::from(out)).unwrap();
         assert!(!reader.is_draft());
         let mut records = Vec::new();
-        let mut linear = LinearReader::new(reader.data().clone());
+        let mut linear = LinearReader::new(reader.input().read_all().unwrap());
         while let Some(r) = linear.next_record() {
             records.push(own(r.unwrap()));
         }

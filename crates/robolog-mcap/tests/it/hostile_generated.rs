@@ -22,7 +22,7 @@ fn recovery_keeps_the_message_of_the_decompression_bomb() {
         ),
         (1, 0, 0)
     );
-    let reader = robolog_mcap::McapReader::open(out.into()).unwrap();
+    let reader = robolog_mcap::McapReader::open(out).unwrap();
     let messages: Vec<_> = reader
         .messages()
         .iter()

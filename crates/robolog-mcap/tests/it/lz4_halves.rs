@@ -1,6 +1,6 @@
-//! An indexed read on worker threads decodes a large LZ4 chunk in two halves at once
-//! (`ReadOptions::split_lz4_chunks`); it gives the same messages, and the same errors, as a read
-//! that decodes each chunk on one thread, and as one without workers.
+//! An indexed read on two or more worker threads decodes a large LZ4 chunk in two halves at once
+//! (`Decompressor::decompress_shared`); it gives the same messages, and the same errors, as a
+//! read on one worker, which decodes each chunk on one thread, and as one without workers.
 
 use std::collections::BTreeMap;
 
@@ -43,18 +43,14 @@ fn file() -> Vec<u8> {
 fn read(
     bytes: &[u8],
     threads: usize,
-    split: bool,
     range: Option<(u64, u64)>,
 ) -> Result<Vec<(u64, Vec<u8>)>, String> {
-    let mut opts = ReadOptions::default().with_threads(threads);
-    opts.split_lz4_chunks = split;
-    // Workers even for a small query.
-    opts.parallel_min_bytes = 0;
+    let opts = ReadOptions::default().with_threads(threads);
     let reader =
-        McapReader::with_options(Bytes::copy_from_slice(bytes), opts).map_err(|e| e.to_string())?;
+        McapReader::open_with(Bytes::copy_from_slice(bytes), opts).map_err(|e| e.to_string())?;
     let mut query = reader.messages().topics(["/cam"]);
     if let Some((start, end)) = range {
-        query = query.time_range(start, end);
+        query = query.time_range(start..end);
     }
     query
         .iter()
@@ -67,13 +63,9 @@ fn read(
 }
 
 fn every_way(bytes: &[u8], range: Option<(u64, u64)>) -> Result<Vec<(u64, Vec<u8>)>, String> {
-    let halves = read(bytes, 2, true, range);
-    assert_eq!(
-        read(bytes, 2, false, range),
-        halves,
-        "halves against whole chunks"
-    );
-    assert_eq!(read(bytes, 0, true, range), halves, "workers against none");
+    let halves = read(bytes, 2, range);
+    assert_eq!(read(bytes, 1, range), halves, "halves against whole chunks");
+    assert_eq!(read(bytes, 0, range), halves, "workers against none");
     halves
 }
 

@@ -97,13 +97,13 @@ fn read(
     topic: Option<usize>,
     range: Option<(u64, u64)>,
 ) -> Vec<(u64, u32)> {
-    let reader = McapReader::with_options(file.clone(), opts).unwrap();
+    let reader = McapReader::open_with(file.clone(), opts).unwrap();
     let mut query = reader.messages().order(order);
     if let Some(topic) = topic {
         query = query.topics([TOPICS[topic]]);
     }
     if let Some((start, end)) = range {
-        query = query.time_range(start, end);
+        query = query.time_range(start..end);
     }
     let iterated: Vec<(u64, u32, Vec<u8>)> = query
         .clone()
@@ -138,11 +138,11 @@ fn every_order_matches_a_sort_of_the_written_messages() {
         compressions.push(Compression::Lz4);
     }
     let inline = ReadOptions::default().with_threads(0);
-    let mut parallel = ReadOptions::default().with_threads(2);
-    parallel.parallel_min_bytes = 0;
-    // Smaller than the chunks that overlap at once: chunks are dropped and decoded again.
+    let parallel = ReadOptions::default().with_threads(2);
+    // The cache of decoded chunks is as large as the largest chunk accepted: smaller than the
+    // chunks that overlap at once, so chunks are dropped and decoded again.
     let mut tiny_cache = parallel.clone();
-    tiny_cache.cache_bytes = 1024;
+    tiny_cache.record_limit = 16 << 10;
     for pattern in 0..5 {
         for chunk_size in [Some(512), Some(4096), None] {
             for &compression in &compressions {

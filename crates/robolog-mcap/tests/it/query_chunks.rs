@@ -83,11 +83,11 @@ fn query_to(
     start: u64,
     end: u64,
 ) -> Result<Vec<u64>, McapError> {
-    let reader = McapReader::with_options(file.clone(), opts).unwrap();
+    let reader = McapReader::open_with(file.clone(), opts).unwrap();
     reader
         .messages()
         .topics([topic])
-        .time_range(start, end)
+        .time_range(start..end)
         .order(order)
         .iter()?
         .map(|m| m.map(|m| m.log_time))

@@ -90,7 +90,7 @@ fn query(
     topic: &str,
     order: Order,
 ) -> robolog_mcap::Result<Vec<(u64, Bytes)>> {
-    McapReader::with_options(file.clone(), opts)?
+    McapReader::open_with(file.clone(), opts)?
         .messages()
         .topics([topic])
         .order(order)
@@ -201,7 +201,7 @@ fn a_wanted_message_reaching_past_the_last_one_reads_as_with_whole_chunks() {
             ..ReadOptions::default()
         }
         .with_threads(0);
-        let reader = McapReader::with_options(file.clone(), options).unwrap();
+        let reader = McapReader::open_with(file.clone(), options).unwrap();
         let topic = reader
             .summary()
             .channels
@@ -213,7 +213,7 @@ fn a_wanted_message_reaching_past_the_last_one_reads_as_with_whole_chunks() {
         reader
             .messages()
             .topics([topic.as_str()])
-            .time_range(1, u64::MAX)
+            .time_range(1..u64::MAX)
             .iter()
             .unwrap()
             .map(|m| {

@@ -36,7 +36,7 @@ fn exercise(data: &[u8]) {
         n += 1;
         assert!(n < 100_000, "the stream reader does not terminate");
     }
-    if let Ok(reader) = McapReader::with_options(
+    if let Ok(reader) = McapReader::open_with(
         Bytes::copy_from_slice(data),
         ReadOptions::default().with_threads(0),
     ) && let Ok(iter) = reader.messages().iter()

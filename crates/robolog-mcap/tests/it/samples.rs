@@ -152,7 +152,7 @@ fn indexed_reads_every_sample_in_log_time_order() {
         let chatter: Vec<u32> = reader
             .messages()
             .topics(["/chatter"])
-            .time_range(T0 + 1_000_000_000, T0 + 2_000_000_000)
+            .time_range(T0 + 1_000_000_000..T0 + 2_000_000_000)
             .iter()
             .unwrap()
             .map(|m| {
@@ -282,7 +282,7 @@ fn a_damaged_attachment_is_reported_and_reading_goes_on() {
     let reader = McapReader::open(bytes.clone()).unwrap();
     assert!(reader.read_attachment(&index).is_err());
     let lenient =
-        McapReader::with_options(bytes, ReadOptions::default().with_crc_checks(false)).unwrap();
+        McapReader::open_with(bytes, ReadOptions::default().with_crc_checks(false)).unwrap();
     assert_eq!(
         lenient.read_attachment(&index).unwrap().name,
         "calibration.json"

@@ -210,7 +210,7 @@ fn parallel_and_inline_decoding_agree_on_a_large_file() {
     let file = Bytes::from(w.finish().unwrap());
     let read = |threads: usize, order: Order, topic: Option<&str>| -> Vec<(u64, u32)> {
         let opts = robolog_mcap::ReadOptions::default().with_threads(threads);
-        let reader = McapReader::with_options(file.clone(), opts).unwrap();
+        let reader = McapReader::open_with(file.clone(), opts).unwrap();
         let mut query = reader.messages().order(order);
         if let Some(topic) = topic {
             query = query.topics([topic]);

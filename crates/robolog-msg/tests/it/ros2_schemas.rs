@@ -355,8 +355,7 @@ fn rosbag2_recorded_schemas_parse_completely() {
         "rosbag2/mcap-convert_a/rewriter_a_0.mcap",
         "rosbag2/mcap-service_events/bag_with_topics_and_service_events.mcap",
     ] {
-        let reader =
-            robolog_mcap::McapReader::open(robolog_testkit::testdata::read(file).into()).unwrap();
+        let reader = robolog_mcap::McapReader::open(robolog_testkit::testdata::read(file)).unwrap();
         for schema in reader.summary().schemas.values() {
             assert_eq!(schema.encoding, "ros2msg");
             let text = std::str::from_utf8(&schema.data).unwrap();

@@ -163,8 +163,7 @@ fn header_refers_to_time_by_its_full_name() {
 
 /// `(type, topic_type_hash)` of every channel of an MCAP file, and its schemas by name.
 fn recorded(file: &str) -> (Vec<(String, String)>, BTreeMap<String, String>) {
-    let reader =
-        robolog_mcap::McapReader::open(robolog_testkit::testdata::read(file).into()).unwrap();
+    let reader = robolog_mcap::McapReader::open(robolog_testkit::testdata::read(file)).unwrap();
     let summary = reader.summary();
     let mut channels = Vec::new();
     for (id, channel) in &summary.channels {

@@ -166,7 +166,7 @@ fn recovery_of_every_format() {
     let bddf = open_bytes(finished.data.unwrap()).unwrap();
     assert!(bddf.problems().is_empty());
     assert!(
-        check_bytes(Bytes::from(bddf.data().to_vec()))
+        check_bytes(Bytes::from(bddf.input().read_all().unwrap().to_vec()))
             .unwrap()
             .problems
             .is_empty()

@@ -81,7 +81,7 @@ fn rosbag2_to_mcap_to_rosbag2_keeps_every_message_and_topic() {
         let mcap_file = dir.path().join("x.mcap");
         std::fs::write(&mcap_file, &bytes).unwrap();
         // rosbags reads an MCAP file only with profile ros2: the writer picks it for cdr.
-        let header = robolog::mcap::McapReader::open(bytes.into()).unwrap();
+        let header = robolog::mcap::McapReader::open(bytes).unwrap();
         assert_eq!(header.summary().header.as_ref().unwrap().profile, "ros2");
 
         for storage in [
