@@ -125,12 +125,12 @@ impl Db3Writer {
         let key = definition_key(&topic.type_name)
             .unwrap_or(&topic.type_name)
             .to_owned();
-        if self.definitions.insert(key.clone()) {
-            let (encoding, text) = match definition {
-                Definition::Stored { encoding, text } => (encoding.as_str(), text.as_str()),
-                Definition::NotFound { encoding } => (encoding.as_str(), ""),
-                Definition::NotStored => ("", ""),
-            };
+        // Only definitions that exist get a row: rosbag2 writes a row with encoding "" for a
+        // definition it did not find, which rosbags cannot read; no row means the same to
+        // both.
+        if let Definition::Stored { encoding, text } = definition
+            && self.definitions.insert(key.clone())
+        {
             self.conn
                 .execute(
                     "INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?1, ?2, ?3, ?4)",
