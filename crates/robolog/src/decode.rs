@@ -1,13 +1,15 @@
-//! Decoding messages through the facade: ROS 1 messages into the `robolog-ros1` value tree and
-//! JSON, JSON messages passed through, everything else reported as not decodable with the
-//! reason.
+//! Decoding messages through the facade: ROS 1 messages into the `robolog-ros1` value tree,
+//! ROS 2 (CDR) messages into the `robolog-cdr` one, both rendered as JSON with the same rules;
+//! JSON messages passed through; everything else reported as not decodable with the reason.
 
 use std::collections::HashMap;
-#[cfg(feature = "ros1")]
+#[cfg(any(feature = "ros1", feature = "cdr"))]
 use std::sync::Arc;
 
 use crate::encodings::{BDDF_POD, CDR, JSON, PROTOBUF, ROS1, ROS1MSG};
-#[cfg(feature = "ros1")]
+#[cfg(feature = "cdr")]
+use crate::encodings::{ROS2IDL, ROS2MSG, TOPIC_TYPE_HASH};
+#[cfg(any(feature = "ros1", feature = "cdr"))]
 use crate::model::Schema;
 use crate::model::{Channel, Message};
 
@@ -25,7 +27,7 @@ pub enum DecodeError {
         /// Why.
         reason: String,
     },
-    /// The channel's ROS 1 definition could not be compiled.
+    /// The channel's definition could not be compiled.
     #[error("{topic}: the definition of {type_name} cannot be used: {reason}")]
     Schema {
         /// The channel's topic.
@@ -68,18 +70,24 @@ pub enum Decoded<'a> {
     /// A ROS 1 message as a value tree.
     #[cfg(feature = "ros1")]
     Ros1(Ros1Message<'a>),
+    /// A ROS 2 (CDR) message as a value tree.
+    #[cfg(feature = "cdr")]
+    Cdr(CdrMessage<'a>),
     /// A JSON message, validated and passed through as it is.
     Json(&'a str),
 }
 
 impl Decoded<'_> {
-    /// The message as JSON text. ROS 1 messages follow the `robolog-ros1` JSON rules (fields in
-    /// definition order, times as `{"sec","nsec"}`, `uint8[]` as base64, non-finite floats as
-    /// strings); JSON messages come out exactly as stored.
+    /// The message as JSON text. ROS 1 and ROS 2 messages follow the same rules (fields in
+    /// definition order, ROS 1 times as `{"sec","nsec"}` and ROS 2 `builtin_interfaces` times
+    /// as the messages they are, `{"sec","nanosec"}`, octet arrays as base64, non-finite floats
+    /// as strings, 64-bit integers exact); JSON messages come out exactly as stored.
     pub fn to_json(&self) -> String {
         match self {
             #[cfg(feature = "ros1")]
             Decoded::Ros1(m) => m.root().to_json(),
+            #[cfg(feature = "cdr")]
+            Decoded::Cdr(m) => m.root().to_json(),
             Decoded::Json(text) => (*text).to_owned(),
         }
     }
@@ -89,6 +97,8 @@ impl Decoded<'_> {
         match self {
             #[cfg(feature = "ros1")]
             Decoded::Ros1(m) => m.root().write_json(writer),
+            #[cfg(feature = "cdr")]
+            Decoded::Cdr(m) => m.root().write_json(writer),
             Decoded::Json(text) => writer.write_all(text.as_bytes()),
         }
     }
@@ -133,15 +143,122 @@ impl<'a> Ros1Message<'a> {
     }
 }
 
-#[cfg(feature = "ros1")]
-type Compiled = Result<Arc<robolog_ros1::Plan>, String>;
+/// A ROS 2 (CDR) message decoded into a value tree that borrows strings and arrays from the
+/// message's bytes.
+#[cfg(feature = "cdr")]
+#[derive(Debug)]
+pub struct CdrMessage<'a> {
+    plan: Arc<robolog_cdr::Plan>,
+    tree: robolog_cdr::Tree<'a>,
+    data: &'a [u8],
+    decoding: robolog_cdr::Decoding,
+}
 
-/// Decodes messages, compiling each ROS 1 definition once.
+#[cfg(feature = "cdr")]
+impl<'a> CdrMessage<'a> {
+    /// The top-level message with its fields.
+    pub fn root(&self) -> robolog_cdr::MessageRef<'_, 'a> {
+        self.plan.view(&self.tree)
+    }
+
+    /// The value at `path` (`header.stamp.sec`, `ranges[3]`).
+    pub fn get(&self, path: &str) -> Result<robolog_cdr::Value<'a>, robolog_cdr::Error> {
+        self.root().get(path)
+    }
+
+    /// The compiled definition.
+    pub fn plan(&self) -> &robolog_cdr::Plan {
+        &self.plan
+    }
+
+    /// The value tree.
+    pub fn tree(&self) -> &robolog_cdr::Tree<'a> {
+        &self.tree
+    }
+
+    /// The message's encapsulation, end and trailing bytes (0 to 3 bytes of padding after a
+    /// message are normal and not counted).
+    pub fn decoding(&self) -> robolog_cdr::Decoding {
+        self.decoding
+    }
+
+    /// What strict decoding would refuse in the message (a `bool` byte of 2, a string without
+    /// its NUL, a bounded sequence over its bound, trailing bytes), or `None`.
+    pub fn warning(&self) -> Option<robolog_cdr::Error> {
+        if self.decoding.is_regular() {
+            return None;
+        }
+        self.plan.decode_strict(self.data).err()
+    }
+}
+
+/// A compiled plan, or why the definition cannot be compiled (kept so that a bad definition
+/// fails once, not once per message).
+#[cfg(any(feature = "ros1", feature = "cdr"))]
+type Compiled<P> = Result<Arc<P>, String>;
+
+/// Plans compiled once per schema: by the schema's address (a lookup per message costs a hash
+/// of a pointer), and by content, so that channels of different files that share a type and
+/// definition share a plan.
+#[cfg(any(feature = "ros1", feature = "cdr"))]
+#[derive(Debug)]
+struct PlanCache<P> {
+    by_schema: HashMap<usize, (Arc<Schema>, Compiled<P>)>,
+    by_content: HashMap<(String, String, robolog_framing::Bytes), Compiled<P>>,
+}
+
+#[cfg(any(feature = "ros1", feature = "cdr"))]
+impl<P> Default for PlanCache<P> {
+    fn default() -> Self {
+        PlanCache {
+            by_schema: HashMap::new(),
+            by_content: HashMap::new(),
+        }
+    }
+}
+
+#[cfg(any(feature = "ros1", feature = "cdr"))]
+impl<P> PlanCache<P> {
+    /// The plan of `schema`, compiled by `compile` the first time its content is seen.
+    fn get(
+        &mut self,
+        schema: &Arc<Schema>,
+        compile: impl FnOnce(&Schema) -> Compiled<P>,
+    ) -> Compiled<P> {
+        let key = Arc::as_ptr(schema) as usize;
+        if let Some((_, compiled)) = self.by_schema.get(&key) {
+            return compiled.clone();
+        }
+        let content = (
+            schema.name.clone(),
+            schema.encoding.clone(),
+            schema.data.clone(),
+        );
+        let compiled = self
+            .by_content
+            .entry(content)
+            .or_insert_with(|| compile(schema))
+            .clone();
+        // Holding the Arc keeps the address from being reused by another schema.
+        self.by_schema
+            .insert(key, (Arc::clone(schema), compiled.clone()));
+        compiled
+    }
+}
+
+/// Decodes messages, compiling each definition once.
 ///
-/// Compiled plans are cached by (schema name, schema data): channels of different files that
+/// Compiled plans are cached by (schema name, encoding, data): channels of different files that
 /// share a type and definition share a plan, and a definition that fails to compile fails
 /// once, not once per message. A per-schema fast path avoids hashing the definition for each
 /// message.
+///
+/// ROS 2 channels (`cdr`) take their definition from a `ros2msg` or `ros2idl` schema, completed
+/// from the bundled standard interfaces when it lacks a dependency. A channel recorded without
+/// a definition (schema encoding `""` or `unknown`, as rosbag2 writes for types it could not
+/// find, actions among them) is decoded with the standard definition of its type, from the
+/// newest bundled distro whose RIHS01 hash equals the channel's `topic_type_hash` (the newest
+/// that has the type when there is no hash or none matches).
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -170,15 +287,38 @@ type Compiled = Result<Arc<robolog_ros1::Plan>, String>;
 /// };
 /// let mut decoder = Decoder::new();
 /// assert_eq!(decoder.decode(&message)?.to_json(), r#"{"data":"hello"}"#);
+///
+/// // The same message from ROS 2, recorded without a schema: the bundled definition is used.
+/// let schema = Schema {
+///     id: 2,
+///     name: "std_msgs/msg/String".into(),
+///     encoding: "".into(),
+///     data: Bytes::new(),
+/// };
+/// let channel = Arc::new(Channel {
+///     id: 1,
+///     topic: "/chatter".into(),
+///     message_encoding: "cdr".into(),
+///     schema: Some(Arc::new(schema)),
+///     metadata: BTreeMap::new(),
+/// });
+/// let message = Message {
+///     channel,
+///     log_time_ns: 1,
+///     publish_time_ns: None,
+///     sequence: None,
+///     data: Bytes::from_static(b"\0\x01\0\0\x06\0\0\0hello\0"),
+/// };
+/// assert_eq!(decoder.decode(&message)?.to_json(), r#"{"data":"hello"}"#);
 /// # Ok::<(), robolog::Error>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct Decoder {
     #[cfg(feature = "ros1")]
-    by_schema: HashMap<usize, (Arc<Schema>, Compiled)>,
-    #[cfg(feature = "ros1")]
-    by_content: HashMap<(String, robolog_framing::Bytes), Compiled>,
-    #[cfg(not(feature = "ros1"))]
+    ros1: PlanCache<robolog_ros1::Plan>,
+    #[cfg(feature = "cdr")]
+    cdr: PlanCache<robolog_cdr::Plan>,
+    #[cfg(not(any(feature = "ros1", feature = "cdr")))]
     _none: HashMap<(), ()>,
 }
 
@@ -194,6 +334,7 @@ impl Decoder {
         match channel.message_encoding.as_str() {
             JSON => Ok(()),
             ROS1 => self.ros1_plan(channel).map(|_| ()),
+            CDR => self.cdr_plan(channel).map(|_| ()),
             _ => Err(not_decodable(channel)),
         }
     }
@@ -201,6 +342,14 @@ impl Decoder {
     /// Decodes one message.
     pub fn decode<'a>(&mut self, message: &'a Message) -> Result<Decoded<'a>, DecodeError> {
         let channel = &message.channel;
+        #[cfg(any(feature = "ros1", feature = "cdr"))]
+        let invalid = |reason: String, truncated: bool| DecodeError::Message {
+            topic: channel.topic.clone(),
+            type_name: channel.type_name().to_owned(),
+            log_time_ns: message.log_time_ns,
+            truncated,
+            reason,
+        };
         match channel.message_encoding.as_str() {
             JSON => {
                 let text = std::str::from_utf8(&message.data).map_err(|e| DecodeError::Json {
@@ -222,19 +371,27 @@ impl Decoder {
                 let plan = self.ros1_plan(channel)?;
                 let decoded = plan
                     .decode(&message.data)
-                    .map_err(|e| DecodeError::Message {
-                        topic: channel.topic.clone(),
-                        type_name: channel.type_name().to_owned(),
-                        log_time_ns: message.log_time_ns,
-                        truncated: e.is_truncation(),
-                        reason: e.to_string(),
-                    })?;
+                    .map_err(|e| invalid(e.to_string(), e.is_truncation()))?;
                 let trailing = decoded.trailing_bytes();
                 let tree = decoded.into_tree();
                 Ok(Decoded::Ros1(Ros1Message {
                     plan,
                     tree,
                     trailing,
+                }))
+            }
+            #[cfg(feature = "cdr")]
+            CDR => {
+                let plan = self.cdr_plan(channel)?;
+                let mut tree = robolog_cdr::Tree::new();
+                let decoding = plan
+                    .decode_into(&message.data, &mut tree)
+                    .map_err(|e| invalid(e.to_string(), e.is_truncation()))?;
+                Ok(Decoded::Cdr(CdrMessage {
+                    plan,
+                    tree,
+                    data: &message.data,
+                    decoding,
                 }))
             }
             _ => Err(not_decodable(channel)),
@@ -248,37 +405,49 @@ impl Decoder {
             Some(schema) if schema.encoding == ROS1MSG => schema,
             _ => return Err(not_decodable(channel)),
         };
-        let key = Arc::as_ptr(schema) as usize;
-        let compiled = match self.by_schema.get(&key) {
-            Some((_, compiled)) => compiled.clone(),
-            None => {
-                let content = (schema.name.clone(), schema.data.clone());
-                let compiled = self
-                    .by_content
-                    .entry(content)
-                    .or_insert_with(|| compile(schema))
-                    .clone();
-                // Holding the Arc keeps the address from being reused by another schema.
-                self.by_schema
-                    .insert(key, (Arc::clone(schema), compiled.clone()));
-                compiled
-            }
-        };
-        compiled.map_err(|reason| DecodeError::Schema {
-            topic: channel.topic.clone(),
-            type_name: schema.name.clone(),
-            reason,
-        })
+        self.ros1
+            .get(schema, compile_ros1)
+            .map_err(|reason| schema_error(channel, schema, reason))
     }
 
     #[cfg(not(feature = "ros1"))]
     fn ros1_plan(&mut self, channel: &Channel) -> Result<(), DecodeError> {
         Err(not_decodable(channel))
     }
+
+    /// The compiled plan of a `cdr` channel: from its `ros2msg` or `ros2idl` schema, or from the
+    /// bundled standard interfaces (see [`Decoder`]).
+    #[cfg(feature = "cdr")]
+    pub fn cdr_plan(&mut self, channel: &Channel) -> Result<Arc<robolog_cdr::Plan>, DecodeError> {
+        let Some(schema) = &channel.schema else {
+            return Err(not_decodable(channel));
+        };
+        if !matches!(schema.encoding.as_str(), ROS2MSG | ROS2IDL | "" | "unknown") {
+            return Err(not_decodable(channel));
+        }
+        let hash = channel.metadata.get(TOPIC_TYPE_HASH).map(String::as_str);
+        self.cdr
+            .get(schema, |schema| compile_cdr(schema, hash))
+            .map_err(|reason| schema_error(channel, schema, reason))
+    }
+
+    #[cfg(not(feature = "cdr"))]
+    fn cdr_plan(&mut self, channel: &Channel) -> Result<(), DecodeError> {
+        Err(not_decodable(channel))
+    }
+}
+
+#[cfg(any(feature = "ros1", feature = "cdr"))]
+fn schema_error(channel: &Channel, schema: &Schema, reason: String) -> DecodeError {
+    DecodeError::Schema {
+        topic: channel.topic.clone(),
+        type_name: schema.name.clone(),
+        reason,
+    }
 }
 
 #[cfg(feature = "ros1")]
-fn compile(schema: &Schema) -> Compiled {
+fn compile_ros1(schema: &Schema) -> Compiled<robolog_ros1::Plan> {
     let text = std::str::from_utf8(&schema.data)
         .map_err(|e| format!("the definition is not UTF-8 text: {e}"))?;
     robolog_ros1::Plan::from_bundle(&schema.name, text)
@@ -286,8 +455,74 @@ fn compile(schema: &Schema) -> Compiled {
         .map_err(|e| e.to_string())
 }
 
+/// A ROS 2 plan from the schema, completed from (or, without a schema, taken from) the bundled
+/// standard interfaces.
+#[cfg(feature = "cdr")]
+fn compile_cdr(schema: &Schema, hash: Option<&str>) -> Compiled<robolog_cdr::Plan> {
+    use robolog_msg::{Error as MsgError, Registry, TypeName};
+
+    let name = TypeName::parse(&schema.name).map_err(|e| e.to_string())?;
+    if matches!(schema.encoding.as_str(), "" | "unknown") {
+        let Some(standard) = standard_registry(&name, hash) else {
+            return Err(format!(
+                "the recording has no definition of it (schema encoding {:?}), and it is not \
+                 one of the standard ROS 2 interfaces robolog knows",
+                schema.encoding
+            ));
+        };
+        return robolog_cdr::Plan::compile(standard, &name)
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
+    }
+    let text = std::str::from_utf8(&schema.data)
+        .map_err(|e| format!("the definition is not UTF-8 text: {e}"))?;
+    let mut registry = Registry::from_ros2_schema(&schema.name, &schema.encoding, text)
+        .map_err(|e| e.to_string())?;
+    match robolog_cdr::Plan::compile(&registry, &name) {
+        Ok(plan) => Ok(Arc::new(plan)),
+        // A schema that lacks a section: the standard interfaces may have it.
+        Err(robolog_cdr::Error::Definition(MsgError::MissingType { .. })) => {
+            if let Some(standard) = standard_registry(&name, hash).or_else(|| {
+                robolog_msg::Distro::ALL
+                    .last()
+                    .map(|distro| Registry::standard(*distro))
+            }) {
+                registry.fill_missing_from(standard, &name);
+            }
+            robolog_cdr::Plan::compile(&registry, &name)
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The bundled standard interfaces that define `name`: the newest distro whose RIHS01 hash of
+/// it equals `hash`, else the newest that has it.
+#[cfg(feature = "cdr")]
+fn standard_registry(
+    name: &robolog_msg::TypeName,
+    hash: Option<&str>,
+) -> Option<&'static robolog_msg::Registry> {
+    use robolog_msg::{Distro, Registry};
+
+    let having: Vec<&'static Registry> = Distro::ALL
+        .iter()
+        .rev()
+        .map(|distro| Registry::standard(*distro))
+        .filter(|registry| registry.contains(name))
+        .collect();
+    let matching = hash.and_then(|hash| {
+        having
+            .iter()
+            .find(|registry| registry.type_hash(name).is_ok_and(|h| h == hash))
+    });
+    matching.or(having.first()).copied()
+}
+
 fn not_decodable(channel: &Channel) -> DecodeError {
     let encoding = channel.message_encoding.as_str();
+    let schema_encoding = channel.schema.as_deref().map(|s| s.encoding.as_str());
     let reason = match encoding {
         ROS1 if !cfg!(feature = "ros1") => {
             "robolog was built without the `ros1` cargo feature".to_owned()
@@ -299,7 +534,16 @@ fn not_decodable(channel: &Channel) -> DecodeError {
                 s.encoding
             ),
         },
-        CDR => "ROS 2 CDR decoding is not supported yet".to_owned(),
+        CDR if !cfg!(feature = "cdr") => {
+            "robolog was built without the `cdr` cargo feature".to_owned()
+        }
+        CDR => match schema_encoding {
+            None => "the channel has no schema, so its message type is unknown".to_owned(),
+            Some(other) => format!(
+                "its schema is encoded as {other:?}; ROS 2 messages need a \"ros2msg\" or \
+                 \"ros2idl\" definition (or none, for a standard type)"
+            ),
+        },
         PROTOBUF => {
             "protobuf decoding is not supported (it needs the schema's FileDescriptorSet and a protobuf decoder)"
                 .to_owned()
@@ -309,7 +553,7 @@ fn not_decodable(channel: &Channel) -> DecodeError {
                 .to_owned()
         }
         "" => "the channel declares no message encoding".to_owned(),
-        other => format!("{other:?} is not an encoding robolog decodes (ros1 and json are)"),
+        other => format!("{other:?} is not an encoding robolog decodes (ros1, cdr and json are)"),
     };
     DecodeError::NotDecodable {
         topic: channel.topic.clone(),

@@ -49,6 +49,12 @@ pub const JSON: &str = "json";
 pub const PROTOBUF: &str = "protobuf";
 /// ROS 2 CDR messages.
 pub const CDR: &str = "cdr";
+/// ROS 2 message definitions as `.msg` texts (the root, then `MSG:`/`SRV:`/`IDL:` sections).
+pub const ROS2MSG: &str = "ros2msg";
+/// ROS 2 message definitions as the IDL rosidl generates (`IDL:` sections).
+pub const ROS2IDL: &str = "ros2idl";
+/// Channel metadata: the RIHS01 type hash rosbag2 records for a ROS 2 topic.
+pub const TOPIC_TYPE_HASH: &str = "topic_type_hash";
 /// BDDF POD samples (see the module documentation).
 pub const BDDF_POD: &str = "bddf-pod";
 /// BDDF struct series (groups of other series; they carry no data blocks).

@@ -1,5 +1,6 @@
 //! The robolog facade: open any supported log (ROS bag 1.2/2.0, MCAP, BDDF detected from its
-//! first bytes; ROS 2 bags from a directory or `.db3` path), read it through one message model, decode ROS 1 messages, check and recover
+//! first bytes; ROS 2 bags from a directory or `.db3` path), read it through one message model,
+//! decode ROS 1 and ROS 2 messages, check and recover
 //! damaged files, and convert or merge logs between formats.
 //!
 //! ```
@@ -51,8 +52,9 @@
 //!   when it has a usable one; what opening noticed (a missing index, a cut file) is in
 //!   [`Log::problems`].
 //! - [`open_reader`] reads any `Read` (stdin, a pipe) in file order: a [`LogStream`].
-//! - [`Decoder`] decodes `ros1` messages into the `robolog-ros1` value tree and JSON, passes
-//!   `json` messages through, and says why anything else cannot be decoded.
+//! - [`Decoder`] decodes `ros1` messages into the `robolog-ros1` value tree and `cdr` (ROS 2)
+//!   messages into the `robolog-cdr` one, both with JSON, passes `json` messages through, and
+//!   says why anything else cannot be decoded.
 //!
 //! # Writing, converting, merging
 //!
@@ -79,7 +81,8 @@
 //!
 //! # Features
 //!
-//! `rosbag`, `mcap`, `bddf`, `rosbag2` (the formats), `ros1` (decoding, md5sums), `lz4`, `zstd`, `bz2`
+//! `rosbag`, `mcap`, `bddf`, `rosbag2` (the formats), `ros1` (decoding, md5sums), `cdr` (ROS 2
+//! decoding, with the bundled standard interfaces), `lz4`, `zstd`, `bz2`
 //! (chunk codecs), `mmap`; all on by default. A file of a format compiled out gives
 //! [`Error::FormatDisabled`], naming the feature.
 
@@ -131,6 +134,8 @@ pub use check::{CheckReport, check, check_bytes};
 pub use convert::{
     ConvertOptions, ConvertReport, Progress, ProgressFn, convert, convert_stream, merge,
 };
+#[cfg(feature = "cdr")]
+pub use decode::CdrMessage;
 #[cfg(feature = "ros1")]
 pub use decode::Ros1Message;
 pub use decode::{DecodeError, Decoded, Decoder};
@@ -156,9 +161,11 @@ pub use writer::{Finished, LogWriter, Output, WriterOptions, create_writer};
 /// The format crates, for their own options and lower-level APIs.
 #[cfg(feature = "bddf")]
 pub use robolog_bddf as bddf;
+#[cfg(feature = "cdr")]
+pub use robolog_cdr as cdr;
 #[cfg(feature = "mcap")]
 pub use robolog_mcap as mcap;
-#[cfg(feature = "ros1")]
+#[cfg(any(feature = "ros1", feature = "cdr"))]
 pub use robolog_msg as msg;
 #[cfg(feature = "ros1")]
 pub use robolog_ros1 as ros1;

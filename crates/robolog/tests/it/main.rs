@@ -6,6 +6,7 @@
 mod check_recover;
 mod convert;
 mod decode;
+mod decode_ros2;
 mod interop;
 mod open;
 mod robustness;
