@@ -1,5 +1,6 @@
 //! `robolog cat`: messages as lines of text or JSON, from a file or standard input.
 
+use std::collections::HashSet;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 
@@ -9,7 +10,7 @@ use robolog::{Decoded, Decoder, Filter, Message, Severity, TopicMatcher};
 use crate::cli::CatArgs;
 use crate::failure::{Failure, Outcome, is_stdin};
 use crate::progress::Bar;
-use crate::selection::{warn_problems, warn_unmatched};
+use crate::selection::{warn, warn_problems, warn_unmatched};
 use crate::time::format_utc;
 
 /// Messages between progress updates.
@@ -23,6 +24,7 @@ pub(crate) fn run(args: &CatArgs, out: &mut dyn Write) -> Result<Outcome, Failur
         decoder: args.decode.then(Decoder::new),
         topic_width: 0,
         type_width: 0,
+        warned: HashSet::new(),
     };
     let outcome = if is_stdin(&args.file) {
         cat_stream(args, &filter, &mut printer, std::io::stdin().lock())?
@@ -143,6 +145,9 @@ struct Printer<'o> {
     /// Column widths for text output, from the channels known in advance.
     topic_width: usize,
     type_width: usize,
+    /// Channels whose decoding was already warned about (once per channel is enough: a
+    /// definition that does not match its data does so for every message).
+    warned: HashSet<u32>,
 }
 
 impl Printer<'_> {
@@ -157,6 +162,17 @@ impl Printer<'_> {
             })?),
             None => None,
         };
+        if let Some(remark) = decoded.as_ref().and_then(Decoded::warning)
+            && self.warned.insert(message.channel.id)
+        {
+            warn(&format!(
+                "{}: {}: the message at log time {} decoded, but {remark}; the definition may \
+                 not match the data (the topic's other messages are not reported)",
+                crate::failure::display_path(file),
+                message.channel.topic,
+                message.log_time_ns
+            ));
+        }
         if self.json {
             write_json_line(self.out, message, decoded.as_ref())?;
         } else {

@@ -92,6 +92,22 @@ impl Decoded<'_> {
         }
     }
 
+    /// What the message holds that a strict reader would refuse, when decoding tolerated
+    /// something: bytes after the end of a ROS 1 message; for a ROS 2 message more than 3 bytes
+    /// after it, a `bool` byte other than 0 or 1, a string without its NUL, a bounded sequence
+    /// over its bound (with the field and offset). Usually a sign that the definition does not
+    /// match the data. `None` for a regular message.
+    pub fn warning(&self) -> Option<String> {
+        match self {
+            #[cfg(feature = "ros1")]
+            Decoded::Ros1(m) => (m.trailing_bytes() > 0)
+                .then(|| format!("{} bytes follow the end of the message", m.trailing_bytes())),
+            #[cfg(feature = "cdr")]
+            Decoded::Cdr(m) => m.warning().map(|e| e.to_string()),
+            Decoded::Json(_) => None,
+        }
+    }
+
     /// Writes [`Decoded::to_json`] to `writer`.
     pub fn write_json(&self, mut writer: impl std::io::Write) -> std::io::Result<()> {
         match self {

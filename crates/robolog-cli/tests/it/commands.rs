@@ -215,6 +215,58 @@ fn info_bddf() {
 
 // ----------------------------------------------------------------------------------------- cat
 
+/// ROS 2 recordings decode like ROS 1 ones; service events from the `.srv` rosbag2 stores.
+#[test]
+fn cat_ros2_decoded() {
+    let run = robolog([
+        "cat",
+        "testdata/rosbag2/mcap-service_events/bag_with_topics_and_service_events.mcap",
+        "--json",
+        "--decode",
+    ])
+    .expect(0);
+    let lines = run.json_lines();
+    assert_eq!(lines.len(), 10);
+    let events: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["schema_name"] == "test_msgs/srv/BasicTypes_Event")
+        .collect();
+    assert_eq!(events.len(), 8);
+    assert_eq!(events[0]["message_encoding"], "cdr");
+    assert_eq!(events[0]["message"]["info"]["event_type"], 0);
+    assert_eq!(events[0]["message"]["request"][0]["string_value"], "");
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+/// A stored definition that does not match the data (this rosbag2 test bag stores
+/// `uint8 level` for `rcl_interfaces/msg/Log`): the messages still print, and one warning per
+/// topic says what decoding tolerated.
+#[test]
+fn cat_warns_once_per_topic_about_a_definition_that_does_not_fit() {
+    let run = robolog([
+        "cat",
+        "--decode",
+        "testdata/rosbag2/sqlite3-talker",
+        "--limit",
+        "6",
+    ])
+    .expect(0);
+    assert_eq!(run.stdout.lines().count(), 6);
+    assert!(
+        run.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(r#"{"level":251}"#)
+    );
+    assert_eq!(
+        run.stderr,
+        "warning: testdata/rosbag2/sqlite3-talker: /rosout: the message at log time \
+         1585866235112411371 decoded, but 171 trailing bytes after the message, from offset 5; \
+         the definition may not match the data (the topic's other messages are not reported)\n"
+    );
+}
+
 #[test]
 fn cat_bag_decoded_with_topic_and_rfc3339_window() {
     // [t0 + 100 ms, t0 + 200 ms): /chatter messages 10..19.
