@@ -21,11 +21,10 @@ use crate::serialize::{write_message, write_message_head, write_record};
 
 /// The default chunk size: chunks are closed once their uncompressed records reach it.
 ///
-/// 512 KiB, chosen by measurement (`benches/chunk_size.rs`, 47 MB of mixed IMU/camera/lidar
-/// payload, zstd): against 1 MiB (the upstream default) files are 1.6 % larger, while writing
-/// (compression threads get finer-grained work) and full indexed reads are 10–40 % faster and
-/// peak memory halves; 256 KiB is faster still but costs 4.5 % in size, 4 MiB saves only 1.3 %
-/// in size and is the slowest to write.
+/// 512 KiB, half the upstream default, chosen with `benches/chunk_size.rs`: smaller chunks give
+/// the compression and decoding threads finer-grained work and halve the peak memory of readers
+/// and writers, for files only slightly larger; smaller still, the size cost grows faster than
+/// the gain.
 pub const DEFAULT_CHUNK_SIZE: u64 = 512 * 1024;
 
 /// How the writer lays out the file.
@@ -220,8 +219,7 @@ impl Pipeline {
             next_submit: 0,
             next_write: 0,
             // One chunk per worker plus the one that waits for a free worker keeps every worker
-            // busy: twice as many wrote no faster and held 30-40 % more memory (xtask
-            // bench-run, W1-W3 lz4 and zstd writes).
+            // busy; more in flight would only hold more memory.
             max_in_flight: threads,
             spare_records: Vec::new(),
             spare_outputs: Vec::new(),

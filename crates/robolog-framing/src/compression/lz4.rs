@@ -379,7 +379,7 @@ impl Lz4Prefix {
 /// Decodes one independent block into `target`, returning the bytes written.
 ///
 /// With the `lz4-c` feature the C liblz4 decoder (`LZ4_decompress_safe`, bounds-checked) does the
-/// work, about twice as fast as lz4_flex on literal-heavy sensor data; when it fails, lz4_flex
+/// work, faster than lz4_flex on literal-heavy sensor data; when it fails, lz4_flex
 /// decodes the block again to say why (output too small or corrupt input), so that errors do not
 /// depend on the feature.
 #[inline]

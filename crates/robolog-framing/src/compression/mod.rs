@@ -26,9 +26,7 @@ pub use prefix::PrefixDecoder;
 /// The replacement has room for an eighth more than asked, up to `ceiling` (what the input can
 /// back). The chunks of one file differ in size by a little (the message that closes each one),
 /// so an exact fit would be replaced whenever a slightly larger chunk came, and the allocator
-/// keeps each one it frees for a while: reading the 1,000,000-message bag of `cargo xtask bench`
-/// (W1, LZ4) with one worker held 8.3-8.9 MB at its peak with exact fits and 5.2-5.4 MB with
-/// the room.
+/// keeps each buffer it frees for a while, which adds up to the peak memory of a read.
 #[cfg(any(feature = "lz4", feature = "zstd", feature = "bz2"))]
 fn grow_initialised(out: &mut Vec<u8>, len: usize, keep: usize, ceiling: usize) {
     if out.len() >= len {
