@@ -85,3 +85,8 @@ pub use series::{BlockStats, Series, SeriesKind};
 pub use stream::{DEFAULT_MAX_BLOCK_SIZE, StreamOptions, StreamReader};
 pub use time::{timestamp_from_nanos, timestamp_to_nanos};
 pub use writer::{BddfWriter, DEFAULT_POD_BLOCK_BYTES, SeriesOptions, WriterOptions};
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

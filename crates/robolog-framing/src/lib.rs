@@ -81,3 +81,8 @@ pub use mapped_file::{load_file, read_file};
 pub use parallel_map::{ParallelMap, default_threads};
 pub use recycle_pool::RecyclePool;
 pub use worker_pool::MAX_POOL_THREADS;
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

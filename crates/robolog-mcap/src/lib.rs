@@ -101,3 +101,8 @@ pub use robolog_query::{Input, Order};
 pub use stream::StreamReader;
 pub use summary::{Summary, SummarySource};
 pub use writer::{DEFAULT_CHUNK_SIZE, WriteOptions, Writer};
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

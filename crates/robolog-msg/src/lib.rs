@@ -91,3 +91,8 @@ pub use name::{InterfaceKind, TypeName};
 pub use parse::{parse_action, parse_message, parse_service};
 pub use registry::Registry;
 pub use standard::Distro;
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

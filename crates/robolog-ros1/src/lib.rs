@@ -93,3 +93,8 @@ pub use projection::Projection;
 pub use value::{
     Duration, Element, PrimitiveArray, PrimitiveKind, Span, Time, Tree, Value, le_bytes,
 };
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

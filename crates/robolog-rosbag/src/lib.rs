@@ -69,3 +69,8 @@ pub use stream::{StreamOptions, StreamReader, StreamReport};
 pub use summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary};
 pub use writer::{WriteOptions, Writer};
 pub use writer12::V12Writer;
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

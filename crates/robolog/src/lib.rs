@@ -173,3 +173,8 @@ pub use robolog_ros1 as ros1;
 pub use robolog_rosbag as rosbag;
 #[cfg(feature = "rosbag2")]
 pub use robolog_rosbag2 as rosbag2;
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
