@@ -107,3 +107,8 @@ pub use value::{
     ByteOrder, Element, PrimitiveArray, PrimitiveKind, Span, Tree, Value, WideString, le_bytes,
     wstring_bytes,
 };
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -123,3 +123,8 @@ pub use robolog_framing::{Bytes, Compression};
 
 #[cfg(test)]
 mod tests;
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -67,3 +67,8 @@ pub use recover::{FileReport, Method, RecoverReport, recover};
 pub use robolog_framing::Bytes;
 pub use storage::StorageId;
 pub use writer::{WriteOptions, Writer};
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

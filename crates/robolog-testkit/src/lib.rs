@@ -24,3 +24,8 @@ pub mod interop;
 pub mod sample_bytes;
 pub mod testdata;
 pub mod truncation;
+
+// The README's examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
