@@ -1,16 +1,18 @@
-//! `robolog cat`: messages as lines of text or JSON, from a file or standard input.
+//! `robolog cat`: messages as lines of text or JSON, from a file or standard input. Damage is
+//! reported and read past; a message that cannot be decoded is reported and skipped.
 
-use std::collections::HashSet;
-use std::io::{IsTerminal, Read, Write};
+use std::collections::{BTreeSet, HashSet};
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use base64::Engine as _;
-use robolog::{Decoded, Decoder, Filter, Message, Severity, TopicMatcher};
+use robolog::{Decoded, Decoder, Filter, Log, LogStream, Message, TopicMatcher};
 
 use crate::cli::CatArgs;
-use crate::failure::{Failure, Outcome, is_stdin};
+use crate::failure::{Failure, Outcome, display_path};
+use crate::input::{self, Input, Pipe};
 use crate::progress::Bar;
-use crate::selection::{warn, warn_problems, warn_unmatched};
+use crate::report::{report_error, report_problems, warn, warn_unmatched};
 use crate::time::format_utc;
 
 /// Messages between progress updates.
@@ -25,20 +27,33 @@ pub(crate) fn run(args: &CatArgs, out: &mut dyn Write) -> Result<Outcome, Failur
         topic_width: 0,
         type_width: 0,
         warned: HashSet::new(),
+        undecodable: 0,
+        refused: BTreeSet::new(),
     };
-    let outcome = if is_stdin(&args.file) {
-        cat_stream(args, &filter, &mut printer, std::io::stdin().lock())?
-    } else {
-        cat_file(args, filter, &mut printer)?
+    let damaged = match input::open(&args.file)? {
+        Input::Log(log) => cat_log(args, filter, &mut printer, &log)?,
+        Input::Stream(stream) => cat_stream(args, &filter, &mut printer, *stream)?,
     };
     printer.out.flush()?;
-    Ok(outcome)
+    Ok(if damaged || printer.undecodable > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Ok
+    })
 }
 
-fn cat_file(args: &CatArgs, filter: Filter, printer: &mut Printer<'_>) -> Result<Outcome, Failure> {
+/// Read errors to go past before giving up on an input that keeps failing.
+const MAX_READ_ERRORS: u64 = 1000;
+
+/// Prints the messages of an indexed log; true when damage was read past.
+fn cat_log(
+    args: &CatArgs,
+    filter: Filter,
+    printer: &mut Printer<'_>,
+    log: &Log,
+) -> Result<bool, Failure> {
     let file = &args.file;
-    let log = robolog::open(file).map_err(|e| Failure::open(e, file))?;
-    warn_problems(log.problems(), file);
+    let mut damaged = report_problems(log.problems(), file);
     let query = log.messages().filter(filter.clone());
     let selection = query.selection().map_err(|e| Failure::log(e, file))?;
     warn_unmatched(&selection.unmatched, file);
@@ -71,34 +86,65 @@ fn cat_file(args: &CatArgs, filter: Filter, printer: &mut Printer<'_>) -> Result
         Bar::messages("cat", total.map(|t| t.min(args.limit.unwrap_or(u64::MAX))))
     };
     let mut printed = 0u64;
+    let mut errors = 0u64;
     for message in query.iter().map_err(|e| Failure::log(e, file))? {
         if args.limit.is_some_and(|limit| printed >= limit) {
             break;
         }
-        let message = message.map_err(|e| Failure::log(e, file))?;
-        printer.print(&message, file)?;
-        printed += 1;
+        let message = match message {
+            Ok(message) => message,
+            Err(e) => {
+                // Report the damage and go on with what the reader can still give.
+                damaged = true;
+                errors += 1;
+                report_error(&e, file);
+                if errors >= MAX_READ_ERRORS {
+                    return Err(Failure::about(
+                        "too many read errors; giving up",
+                        file,
+                        None,
+                    ));
+                }
+                continue;
+            }
+        };
+        if printer.print(&message, file)? {
+            printed += 1;
+        }
         if printed.is_multiple_of(PROGRESS_EVERY) {
             bar.set(printed);
         }
     }
-    Ok(Outcome::Ok)
+    Ok(damaged)
 }
 
+/// Prints the messages of a stream as they arrive; true when damage ended it early.
 fn cat_stream(
     args: &CatArgs,
     filter: &Filter,
     printer: &mut Printer<'_>,
-    input: impl Read,
-) -> Result<Outcome, Failure> {
+    mut stream: LogStream<Pipe>,
+) -> Result<bool, Failure> {
     let file = &args.file;
     let matcher: Option<TopicMatcher> =
         filter.topic_matcher().map_err(|e| Failure::log(e, file))?;
-    let mut stream = robolog::open_reader(input).map_err(|e| Failure::log(e, file))?;
     let mut printed = 0u64;
+    let mut damaged = false;
+    let mut errors = 0u64;
     if args.limit != Some(0) {
         for message in &mut stream {
-            let message = message.map_err(|e| Failure::log(e, file))?;
+            let message = match message {
+                Ok(message) => message,
+                Err(e) => {
+                    damaged = true;
+                    errors += 1;
+                    report_error(&e, file);
+                    if errors >= MAX_READ_ERRORS {
+                        break;
+                    }
+                    continue;
+                }
+            };
             if !filter.contains_time(message.log_time_ns)
                 || matcher
                     .as_ref()
@@ -106,24 +152,17 @@ fn cat_stream(
             {
                 continue;
             }
-            printer.print(&message, file)?;
-            printed += 1;
+            if printer.print(&message, file)? {
+                printed += 1;
+            }
             if args.limit.is_some_and(|limit| printed >= limit) {
                 break;
             }
         }
     }
     // A bag stream stops cleanly at damage and says so here.
-    let problems = stream.problems();
-    warn_problems(&problems, file);
-    match problems.iter().find(|p| p.severity == Severity::Error) {
-        Some(problem) => Err(Failure::about(
-            format!("the input is damaged: {}", problem.message),
-            file,
-            problem.offset,
-        )),
-        None => Ok(Outcome::Ok),
-    }
+    damaged |= report_problems(&stream.problems(), file);
+    Ok(damaged)
 }
 
 /// The type column: the schema name, `-` for a channel without one.
@@ -148,18 +187,33 @@ struct Printer<'o> {
     /// Channels whose decoding was already warned about (once per channel is enough: a
     /// definition that does not match its data does so for every message).
     warned: HashSet<u32>,
+    /// Messages that could not be decoded (each reported on standard error).
+    undecodable: u64,
+    /// Channels reported as not decodable at all.
+    refused: BTreeSet<u32>,
 }
 
 impl Printer<'_> {
-    fn print(&mut self, message: &Message, file: &Path) -> Result<(), Failure> {
+    /// Prints one message; false when it could not be decoded (that is reported instead).
+    fn print(&mut self, message: &Message, file: &Path) -> Result<bool, Failure> {
         let decoded = match &mut self.decoder {
-            Some(decoder) => Some(decoder.decode(message).map_err(|e| {
-                let what = match e {
-                    e @ robolog::DecodeError::NotDecodable { .. } => not_decodable(e),
-                    e => e.to_string(),
-                };
-                Failure::about(what, file, None)
-            })?),
+            Some(decoder) => match decoder.decode(message) {
+                Ok(decoded) => Some(decoded),
+                Err(e) => {
+                    self.undecodable += 1;
+                    match e {
+                        // A channel that cannot be decoded at all is said once.
+                        e @ (robolog::DecodeError::NotDecodable { .. }
+                        | robolog::DecodeError::Schema { .. }) => {
+                            if self.refused.insert(message.channel.id) {
+                                report_decode_error(&not_decodable(e), file);
+                            }
+                        }
+                        e => report_decode_error(&e.to_string(), file),
+                    }
+                    return Ok(false);
+                }
+            },
             None => None,
         };
         if let Some(remark) = decoded.as_ref().and_then(Decoded::warning)
@@ -196,8 +250,13 @@ impl Printer<'_> {
             }
             self.out.write_all(b"\n")?;
         }
-        Ok(())
+        Ok(true)
     }
+}
+
+/// A message that could not be decoded: one error line, and `cat` goes on.
+fn report_decode_error(what: &str, file: &Path) {
+    let _ = writeln!(std::io::stderr(), "error: {what} ({})", display_path(file));
 }
 
 /// One JSON Lines record. Written field by field so that a decoded message is streamed into

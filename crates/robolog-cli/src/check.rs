@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::cli::CheckArgs;
 use crate::failure::{Failure, Outcome, display_path};
+use crate::input::{self, Whole};
 use crate::progress::Bar;
 
 /// The `check --json` document.
@@ -21,7 +22,11 @@ struct CheckJson<'a> {
 
 pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let bar = Bar::spinner("checking");
-    let report = robolog::check(&args.file).map_err(|e| Failure::open(e, &args.file))?;
+    let report = match input::whole(&args.file)? {
+        Whole::File(path) => robolog::check(path),
+        Whole::Bytes(data) => robolog::check_bytes(data),
+    }
+    .map_err(|e| Failure::open(e, &args.file))?;
     bar.finish();
     let failing = if args.strict {
         Severity::Warning

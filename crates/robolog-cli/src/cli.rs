@@ -47,7 +47,7 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct InfoArgs {
-    /// The log.
+    /// The log; `-` reads standard input.
     pub(crate) file: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -183,7 +183,7 @@ pub(crate) struct ConvertArgs {
     /// The input log; `-` reads standard input.
     pub(crate) input: PathBuf,
     /// The output file: written beside it under a temporary name, renamed into place when
-    /// complete.
+    /// complete; `-` writes standard output (name the format with --format).
     pub(crate) output: PathBuf,
     #[command(flatten)]
     pub(crate) write: WriteSettings,
@@ -193,10 +193,10 @@ pub(crate) struct ConvertArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct MergeArgs {
-    /// The input logs (any formats).
+    /// The input logs (any formats); `-` reads standard input.
     #[arg(required = true, num_args = 1..)]
     pub(crate) inputs: Vec<PathBuf>,
-    /// The output file.
+    /// The output file; `-` writes standard output.
     #[arg(short, long, value_name = "OUT")]
     pub(crate) output: PathBuf,
     #[command(flatten)]
@@ -207,7 +207,7 @@ pub(crate) struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// The log.
+    /// The log; `-` reads standard input.
     pub(crate) file: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -219,10 +219,15 @@ pub(crate) struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct RecoverArgs {
-    /// The damaged log.
+    /// The damaged log; `-` reads standard input.
     pub(crate) input: PathBuf,
-    /// The recovered log (same format; a bag 1.2 becomes 2.0). May be the input's path.
+    /// The recovered log: the input's format unless --format or the extension (.mcap, .bag,
+    /// .bddf) says otherwise (a bag 1.2 becomes 2.0). May be the input's path; `-` writes
+    /// standard output.
     pub(crate) output: PathBuf,
+    /// Output format (by default the extension's, else the input's).
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<FormatArg>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub(crate) json: bool,

@@ -1,130 +1,187 @@
-//! `robolog convert` and `robolog merge`: writing logs through the facade's writers.
+//! `robolog convert` and `robolog merge` (and `filter`, which shares their [`Job`]): writing
+//! logs through the facade's writers.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
-use robolog::{ConvertOptions, ConvertReport, Finished, Format, Log, Output, WriterOptions};
+use robolog::{ConvertOptions, ConvertReport, Finished, Format, WriterOptions};
 
 use crate::cli::{
     CompressionArg, CompressionModeArg, ConvertArgs, FormatArg, MergeArgs, StorageArg,
     WriteSettings,
 };
-use crate::failure::{Failure, Outcome, display_path, is_stdin};
+use crate::failure::{Failure, Outcome};
+use crate::input::{self, Input};
+use crate::output::Target;
 use crate::progress::Bar;
-use crate::selection::{warn, warn_problems, warn_unmatched};
+use crate::report::{report_problems, warn, warn_unmatched};
 use crate::size::human_bytes;
 
 pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let filter = args.selection.filter()?;
-    let options = writer_options(&args.write, &args.output)?;
-    let input = &args.input;
+    let target = Target::check(&args.output)?;
+    let format = output_format(&args.write, &args.output, None)?;
+    let options = writer_options(&args.write, format)?;
     // Open the input first: a missing input must not leave anything behind.
-    let log = if is_stdin(input) {
-        None
-    } else {
-        Some(robolog::open(input).map_err(|e| Failure::open(e, input))?)
+    let input = input::open(&args.input)?;
+    let job = Job {
+        inputs: vec![(args.input.clone(), input)],
+        target,
+        format,
+        options,
+        convert: ConvertOptions::new().filter(filter),
+        verb: "converting",
     };
-    let mut writer = create(&args.output, options)?;
-    let bar = Bar::messages("converting", None);
-    let progress = ConvertOptions::new().filter(filter).progress(|p| {
-        if let Some(total) = p.total_messages {
-            bar.set_total(total);
-        }
-        bar.set(p.messages);
-    });
-    let report = match &log {
-        Some(log) => robolog::convert(log, &mut *writer, progress),
-        None => robolog::open_reader(std::io::stdin().lock())
-            .and_then(|mut stream| robolog::convert_stream(&mut stream, &mut *writer, progress)),
-    }
-    .map_err(|e| Failure::log(e, input))?;
-    finish(writer, &bar, &report, &args.write, &args.output, out)?;
-    warn_input(&report, input);
-    Ok(Outcome::Ok)
+    job.run(out)
 }
 
 pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let filter = args.selection.filter()?;
-    let options = writer_options(&args.write, &args.output)?;
-    let logs = args
+    let target = Target::check(&args.output)?;
+    let format = output_format(&args.write, &args.output, None)?;
+    let options = writer_options(&args.write, format)?;
+    let inputs = args
         .inputs
         .iter()
-        .map(|path| robolog::open(path).map_err(|e| Failure::open(e, path)))
-        .collect::<Result<Vec<Log>, _>>()?;
-    let mut writer = create(&args.output, options)?;
-    let bar = Bar::messages("merging", None);
-    let progress = ConvertOptions::new().filter(filter).progress(|p| {
-        if let Some(total) = p.total_messages {
-            bar.set_total(total);
-        }
-        bar.set(p.messages);
-    });
-    let inputs: Vec<&Log> = logs.iter().collect();
-    let report = robolog::merge(&inputs, &mut *writer, progress).map_err(|e| {
-        match &args.inputs[..] {
-            [only] => Failure::log(e, only),
-            // The facade's error does not say which input it comes from.
-            _ => {
-                let offset = e.offset();
-                Failure::at(e, "one of the inputs", offset)
-            }
-        }
-    })?;
-    finish(writer, &bar, &report, &args.write, &args.output, out)?;
-    for (path, log) in args.inputs.iter().zip(&logs) {
-        warn_problems(log.problems(), path);
-    }
-    warn_unmatched(&report.unmatched_topics, Path::new("any input"));
-    Ok(Outcome::Ok)
+        .map(|path| Ok((path.clone(), Input::Log(input::open_log(path)?))))
+        .collect::<Result<Vec<_>, Failure>>()?;
+    let job = Job {
+        inputs,
+        target,
+        format,
+        options,
+        convert: ConvertOptions::new().filter(filter),
+        verb: "merging",
+    };
+    job.run(out)
 }
 
-/// Closes the output (renaming it into place) and prints what was written.
-fn finish(
-    mut writer: Box<dyn robolog::LogWriter + Send>,
-    bar: &Bar,
-    report: &ConvertReport,
+/// One output written from one or more inputs: convert, merge, filter and its presets.
+pub(crate) struct Job<'a> {
+    /// Each input with the path it was given as.
+    pub(crate) inputs: Vec<(PathBuf, Input)>,
+    pub(crate) target: Target,
+    pub(crate) format: Format,
+    pub(crate) options: WriterOptions,
+    pub(crate) convert: ConvertOptions<'a>,
+    /// For the progress bar: `converting`, `merging`, `filtering`.
+    pub(crate) verb: &'static str,
+}
+
+impl Job<'_> {
+    /// Writes the output, reports what was written (on standard error when the output is
+    /// standard output) and what damage was read past (exit 1).
+    pub(crate) fn run(self, out: &mut dyn Write) -> Result<Outcome, Failure> {
+        let Job {
+            inputs,
+            target,
+            format,
+            options,
+            convert,
+            verb,
+        } = self;
+        let (output, spool) = target.open(format)?.split();
+        let mut writer = robolog::create_writer(output, options)
+            .map_err(|e| Failure::create(e, target.path()))?;
+        let bar = Bar::messages(verb, None);
+        let progress = convert.keep_going(true).progress(|p| {
+            if let Some(total) = p.total_messages {
+                bar.set_total(total);
+            }
+            bar.set(p.messages);
+        });
+        let paths: Vec<PathBuf> = inputs.iter().map(|(p, _)| p.clone()).collect();
+        // A merge says each input's own problems by name; one input's are in the report.
+        let opening_problems: Vec<(PathBuf, Vec<robolog::Problem>)> = match &inputs[..] {
+            [_] => Vec::new(),
+            many => many
+                .iter()
+                .filter_map(|(path, input)| match input {
+                    Input::Log(log) => Some((path.clone(), log.problems().to_vec())),
+                    Input::Stream(_) => None,
+                })
+                .collect(),
+        };
+        let mut inputs = inputs;
+        let report = if let [(path, Input::Stream(_))] = &inputs[..] {
+            let path = path.clone();
+            let Some((_, Input::Stream(mut stream))) = inputs.pop() else {
+                return Err(Failure::msg("internal: the stream input went missing"));
+            };
+            robolog::convert_stream(&mut *stream, &mut *writer, progress)
+                .map_err(|e| Failure::log(e, &path))?
+        } else if let [(path, Input::Log(log))] = &inputs[..] {
+            robolog::convert(log, &mut *writer, progress).map_err(|e| Failure::log(e, path))?
+        } else {
+            let mut logs = Vec::new();
+            for (path, input) in &inputs {
+                match input {
+                    Input::Log(log) => logs.push(log),
+                    Input::Stream(_) => {
+                        return Err(Failure::about(
+                            "a merge reads its inputs with their indexes, not as streams",
+                            path,
+                            None,
+                        ));
+                    }
+                }
+            }
+            robolog::merge(&logs, &mut *writer, progress).map_err(|e| input_error(e, &paths))?
+        };
+        let finished = writer
+            .finish()
+            .map_err(|e| Failure::create(e, target.path()))?;
+        target.complete(spool)?;
+        bar.finish();
+        let mut stderr = std::io::stderr();
+        let report_to: &mut dyn Write = if target.is_stdout() { &mut stderr } else { out };
+        write_report(&report, &finished, format, &target, report_to)?;
+        let mut damaged = false;
+        if let [only] = &paths[..] {
+            damaged |= report_problems(&report.input_problems, only);
+        }
+        for (path, problems) in &opening_problems {
+            damaged |= report_problems(problems, path);
+        }
+        for problem in &report.damage {
+            let path = paths
+                .get(problem.input)
+                .map_or(Path::new("-"), PathBuf::as_path);
+            damaged |= report_problems(std::slice::from_ref(&problem.problem), path);
+        }
+        let unmatched_in = match &paths[..] {
+            [only] => only.as_path(),
+            _ => Path::new("any input"),
+        };
+        warn_unmatched(&report.unmatched_topics, unmatched_in);
+        if report.messages == 0 {
+            warn("no message was written");
+        }
+        Ok(if damaged {
+            Outcome::Problems
+        } else {
+            Outcome::Ok
+        })
+    }
+}
+
+/// The output format: `--format`, else the output's extension, else `default` (the input's,
+/// for commands that rewrite one log); a usage error when none says.
+pub(crate) fn output_format(
     settings: &WriteSettings,
     output: &Path,
-    out: &mut dyn Write,
-) -> Result<(), Failure> {
-    let finished = writer.finish().map_err(|e| Failure::create(e, output))?;
-    bar.finish();
-    write_report(report, &finished, format_of(settings, output), output, out)?;
-    Ok(())
-}
-
-fn create(
-    output: &Path,
-    options: WriterOptions,
-) -> Result<Box<dyn robolog::LogWriter + Send>, Failure> {
-    // A ROS 2 bag is a directory, which its writer creates.
-    let target = if options.format() == Format::Rosbag2 {
-        Output::directory(output)
-    } else {
-        Output::file(output).map_err(|e| Failure::create(e, output))?
-    };
-    robolog::create_writer(target, options).map_err(|e| Failure::create(e, output))
-}
-
-fn format_of(settings: &WriteSettings, output: &Path) -> Option<Format> {
-    match settings.format {
+    default: Option<Format>,
+) -> Result<Format, Failure> {
+    let named = match settings.format {
         Some(FormatArg::Mcap) => Some(Format::Mcap),
         Some(FormatArg::Bag) => Some(Format::Bag),
         Some(FormatArg::Bddf) => Some(Format::Bddf),
         Some(FormatArg::Rosbag2) => Some(Format::Rosbag2),
         None if output.is_dir() => Some(Format::Rosbag2),
         None => Format::from_path(output),
-    }
-}
-
-/// The writer settings for the output: its format (from `--format` or the extension), then
-/// `--compression` and `--chunk-size` where that format has them.
-pub(crate) fn writer_options(
-    settings: &WriteSettings,
-    output: &Path,
-) -> Result<WriterOptions, Failure> {
-    let format = format_of(settings, output).ok_or_else(|| {
+    };
+    named.or(default).ok_or_else(|| {
         Failure::usage(
             ErrorKind::ValueValidation,
             format!(
@@ -132,7 +189,15 @@ pub(crate) fn writer_options(
                 output.display().to_string()
             ),
         )
-    })?;
+    })
+}
+
+/// The writer settings for `format`: `--compression` and `--chunk-size` where that format has
+/// them.
+pub(crate) fn writer_options(
+    settings: &WriteSettings,
+    format: Format,
+) -> Result<WriterOptions, Failure> {
     let options = WriterOptions::default_for(format).map_err(Failure::msg)?;
     let refuse = |what: String| Failure::usage(ErrorKind::ArgumentConflict, what);
     if format != Format::Rosbag2
@@ -238,16 +303,14 @@ pub(crate) fn writer_options(
 fn write_report(
     report: &ConvertReport,
     finished: &Finished,
-    format: Option<Format>,
-    output: &Path,
+    format: Format,
+    target: &Target,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let format = format.map_or_else(String::new, |f| format!("{f}, "));
     writeln!(
         out,
-        "wrote {} ({}{}): {} messages ({} of payload) on {} channel{}",
-        display_path(output),
-        format,
+        "wrote {} ({format}, {}): {} messages ({} of payload) on {} channel{}",
+        target.display(),
         human_bytes(finished.bytes),
         report.messages,
         human_bytes(report.bytes),
@@ -277,10 +340,16 @@ fn write_report(
     out.flush()
 }
 
-fn warn_input(report: &ConvertReport, input: &Path) {
-    warn_problems(&report.input_problems, input);
-    warn_unmatched(&report.unmatched_topics, input);
-    if report.messages == 0 {
-        warn("no message was written");
+/// A merge error, with the input it comes from.
+fn input_error(error: robolog::Error, paths: &[PathBuf]) -> Failure {
+    match error.input().and_then(|i| paths.get(i)) {
+        Some(path) => Failure::log(error, path),
+        None => match paths {
+            [only] => Failure::log(error, only),
+            _ => {
+                let offset = error.offset();
+                Failure::at(error, "one of the inputs", offset)
+            }
+        },
     }
 }

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 pub(crate) enum Outcome {
     /// Exit 0.
     Ok,
-    /// Exit 1: the command worked and found problems (`check`).
+    /// Exit 1: the command worked and found problems (`check`), or read past damage (every
+    /// reading command).
     Problems,
     /// Exit 3: the command worked but data was lost (`recover`).
     DataLost,
@@ -118,7 +119,7 @@ impl Failure {
 
     /// An I/O error on `file`; a closed standard output is [`Failure::ClosedOutput`].
     pub(crate) fn io(error: io::Error, file: &Path) -> Self {
-        if error.kind() == io::ErrorKind::BrokenPipe {
+        if is_broken_pipe(&error) {
             Failure::ClosedOutput
         } else {
             Failure::about(error, file, None)
@@ -136,12 +137,21 @@ impl Failure {
 /// error.
 impl From<io::Error> for Failure {
     fn from(error: io::Error) -> Self {
-        if error.kind() == io::ErrorKind::BrokenPipe {
+        if is_broken_pipe(&error) {
             Failure::ClosedOutput
         } else {
             Failure::msg(format!("cannot write the output: {error}"))
         }
     }
+}
+
+/// A closed pipe, also when a serializer wrapped the error it met.
+fn is_broken_pipe(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::BrokenPipe
+        || error
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<io::Error>())
+            .is_some_and(|inner| inner.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// How a path is shown in messages: as given, `-` as standard input.

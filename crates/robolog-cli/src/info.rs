@@ -2,12 +2,17 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
-use robolog::{CompressionSummary, Format, IndexUse, Metadata, Problem, Summary};
+use robolog::{
+    AttachmentSummary, ChannelSummary, CompressionSummary, Format, IndexUse, Item, LogStream,
+    Metadata, Problem, Severity, Summary,
+};
 use serde::Serialize;
 
 use crate::cli::InfoArgs;
 use crate::failure::{Failure, Outcome, display_path};
+use crate::input::{self, Input, Pipe};
 use crate::size::human_bytes;
 use crate::table::Table;
 use crate::time::{format_duration, format_utc};
@@ -69,9 +74,15 @@ struct Attachment<'a> {
 }
 
 pub(crate) fn run(args: &InfoArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let log = robolog::open(&args.file).map_err(|e| Failure::open(e, &args.file))?;
-    let summary = log.summary().map_err(|e| Failure::log(e, &args.file))?;
-    let info = describe(&display_path(&args.file), &summary, log.problems());
+    let file = &args.file;
+    let (summary, problems) = match input::open(file)? {
+        Input::Log(log) => (
+            log.summary().map_err(|e| Failure::log(e, file))?,
+            log.problems().to_vec(),
+        ),
+        Input::Stream(stream) => stream_summary(*stream),
+    };
+    let info = describe(&display_path(file), &summary, &problems);
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &info).map_err(std::io::Error::from)?;
         writeln!(out)?;
@@ -79,7 +90,105 @@ pub(crate) fn run(args: &InfoArgs, out: &mut dyn Write) -> Result<Outcome, Failu
         write_text(&info, out)?;
     }
     out.flush()?;
+    // The problems are in the output; damage also makes the exit status say so.
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: the log is damaged: {errors} error{} among its problems ({})",
+            if errors == 1 { "" } else { "s" },
+            display_path(file)
+        );
+        return Ok(Outcome::Problems);
+    }
     Ok(Outcome::Ok)
+}
+
+/// A summary of a log read from a pipe, front to back: counts, times, attachments and metadata
+/// (no index, so no chunks).
+fn stream_summary(mut stream: LogStream<Pipe>) -> (Summary, Vec<Problem>) {
+    let mut counts: BTreeMap<u32, (Arc<robolog::Channel>, u64)> = BTreeMap::new();
+    let (mut total, mut start, mut end) = (0u64, None::<u64>, None::<u64>);
+    let mut attachments = Vec::new();
+    let mut metadata = Vec::new();
+    let mut problems = Vec::new();
+    loop {
+        let item = match stream.next_item() {
+            Ok(Some(item)) => item,
+            Ok(None) => break,
+            Err(e) => {
+                problems.push(problem_of(&e));
+                // MCAP streams go on past a bad chunk; the others end at damage.
+                if stream.format() == Format::Mcap && !e.is_truncation() && problems.len() < 1000 {
+                    continue;
+                }
+                break;
+            }
+        };
+        match item {
+            Item::Message(m) => {
+                total += 1;
+                start = Some(start.map_or(m.log_time_ns, |s| s.min(m.log_time_ns)));
+                end = Some(end.map_or(m.log_time_ns, |e| e.max(m.log_time_ns)));
+                counts
+                    .entry(m.channel.id)
+                    .or_insert_with(|| (Arc::clone(&m.channel), 0))
+                    .1 += 1;
+            }
+            Item::Attachment(a) => attachments.push(AttachmentSummary {
+                name: a.name,
+                media_type: a.media_type,
+                log_time_ns: a.log_time_ns,
+                create_time_ns: a.create_time_ns,
+                size: a.data.len() as u64,
+                offset: 0,
+            }),
+            Item::Metadata(m) => metadata.push(m),
+        }
+    }
+    problems.extend(stream.problems());
+    let mut properties = BTreeMap::new();
+    if let Some(profile) = stream.profile().filter(|_| stream.format() == Format::Mcap) {
+        properties.insert("profile".to_owned(), profile.to_owned());
+    }
+    let summary = Summary {
+        format: stream.format(),
+        version: match stream.format() {
+            Format::Mcap => "0".to_owned(),
+            _ => String::new(),
+        },
+        properties,
+        file_size: stream.bytes_read(),
+        message_count: total,
+        start_ns: start,
+        end_ns: end,
+        channels: counts
+            .into_values()
+            .map(|(channel, message_count)| ChannelSummary {
+                channel,
+                message_count,
+            })
+            .collect(),
+        chunks: None,
+        attachments,
+        metadata,
+        index: IndexUse::Scan {
+            reason: "read from a stream".to_owned(),
+        },
+    };
+    (summary, problems)
+}
+
+/// A read error as a problem of the log.
+fn problem_of(error: &robolog::Error) -> Problem {
+    Problem {
+        offset: error.offset(),
+        severity: Severity::Error,
+        message: error.to_string(),
+    }
 }
 
 fn describe<'a>(file: &str, summary: &'a Summary, problems: &'a [Problem]) -> Info<'a> {

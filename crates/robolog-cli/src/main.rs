@@ -33,10 +33,14 @@ mod cli;
 mod convert;
 mod failure;
 mod info;
+mod input;
 mod msg;
+mod output;
 mod progress;
 mod recover;
+mod report;
 mod selection;
+mod signals;
 mod size;
 mod table;
 mod time;
@@ -51,12 +55,14 @@ use crate::failure::{Failure, Outcome};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    signals::install();
     let stdout = io::stdout();
-    // A terminal gets each line as it is written; a pipe or file gets large writes.
+    // A terminal gets each line as it is written; a pipe or file gets large writes. Standard
+    // output stays unlocked between writes: a log written to it (`-`) goes there too.
     let mut out: Box<dyn Write> = if stdout.is_terminal() {
-        Box::new(stdout.lock())
+        Box::new(stdout)
     } else {
-        Box::new(BufWriter::with_capacity(1 << 16, stdout.lock()))
+        Box::new(BufWriter::with_capacity(1 << 16, stdout))
     };
     let result = run(&cli.command, &mut *out).and_then(|outcome| {
         out.flush()?;

@@ -16,7 +16,7 @@ use robolog::msg::{Dialect, Distro, InterfaceKind, Registry, TypeName};
 
 use crate::cli::{MsgArgs, MsgCommand};
 use crate::failure::{Failure, Outcome};
-use crate::selection::warn;
+use crate::report::warn;
 
 pub(crate) fn run(command: &MsgCommand, out: &mut dyn Write) -> Result<Outcome, Failure> {
     match command {

@@ -1,66 +1,49 @@
-//! `robolog recover`: a valid copy of a damaged log, and what could not be saved.
+//! `robolog recover`: a valid copy of a damaged log, and what could not be saved. The output
+//! may be in another format: the input is recovered in its own format first, beside the
+//! output, then converted.
 
-use std::io::Write;
+use std::io::{Read, Write};
+use std::path::Path;
 
-use crate::cli::RecoverArgs;
-use crate::failure::{Failure, Outcome, display_path};
+use robolog::{ConvertOptions, Format, RecoverReport};
+
+use crate::cli::{RecoverArgs, WriteSettings};
+use crate::convert::output_format;
+use crate::failure::{Failure, Outcome};
+use crate::input::{self, Whole};
+use crate::output::Target;
 use crate::progress::Bar;
+use crate::report::report_problems;
+use crate::signals;
 use crate::size::human_bytes;
 
 pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let target = Target::check(&args.output)?;
+    let whole = input::whole(&args.input)?;
+    let input_format = format_of(&whole, &args.input)?;
+    let settings = WriteSettings {
+        format: args.format,
+        compression: None,
+        chunk_size: None,
+    };
+    let format = output_format(&settings, &args.output, Some(input_format))?;
     let bar = Bar::spinner("recovering");
-    let report = robolog::recover_file(&args.input, &args.output).map_err(|e| {
-        // Reading the input is what fails, unless the output cannot be written.
-        match e {
-            e @ robolog::Error::Io(_) if args.input.exists() => Failure::create(e, &args.output),
-            e => Failure::open(e, &args.input),
-        }
-    })?;
+    let (report, converted) = if format == input_format {
+        (recover_to(&whole, &target, format, &args.input)?, false)
+    } else {
+        (
+            recover_converted(&whole, &target, format, &args.input)?,
+            true,
+        )
+    };
     bar.finish();
+    let mut stderr = std::io::stderr();
+    let out: &mut dyn Write = if target.is_stdout() { &mut stderr } else { out };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
-        writeln!(
-            out,
-            "wrote {} ({}, {}): {} messages recovered, {} lost, {} of the input dropped",
-            display_path(&args.output),
-            report.format,
-            human_bytes(report.output_bytes),
-            report.messages_recovered,
-            report.messages_lost,
-            human_bytes(report.bytes_dropped),
-        )?;
-        let details: Vec<String> = report
-            .details
-            .iter()
-            .filter(|(_, value)| **value > 0)
-            .map(|(key, value)| format!("{key} {value}"))
-            .collect();
-        if !details.is_empty() {
-            writeln!(out, "details: {}", details.join(", "))?;
-        }
-        for problem in &report.problems {
-            writeln!(out, "{problem}")?;
-        }
-        if report.lossless {
-            writeln!(out, "nothing was lost")?;
-        } else {
-            // Messages inside unreadable bytes cannot be counted, so say what is known.
-            let bytes = human_bytes(report.bytes_dropped);
-            if report.messages_lost > 0 {
-                writeln!(
-                    out,
-                    "DATA LOST: {} messages ({bytes} of the input) could not be saved",
-                    report.messages_lost
-                )?;
-            } else {
-                writeln!(
-                    out,
-                    "DATA LOST: {bytes} of the input could not be read; any messages in it are gone"
-                )?;
-            }
-        }
+        write_text(&report, &target, format, converted, out)?;
     }
     out.flush()?;
     Ok(if report.lossless {
@@ -68,4 +51,183 @@ pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Fa
     } else {
         Outcome::DataLost
     })
+}
+
+/// The input's format, from its first bytes.
+fn format_of(whole: &Whole, path: &Path) -> Result<Format, Failure> {
+    let mut head = vec![0u8; robolog::SNIFF_LEN];
+    let head = match whole {
+        Whole::Bytes(data) => &data[..data.len().min(head.len())],
+        Whole::File(file) => {
+            let n = std::fs::File::open(file)
+                .and_then(|mut f| read_head(&mut f, &mut head))
+                .map_err(|e| Failure::about(format!("cannot open: {e}"), path, None))?;
+            &head[..n]
+        }
+    };
+    robolog::sniff(head).map_err(|e| Failure::open(e, path))
+}
+
+fn read_head(file: &mut std::fs::File, head: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < head.len() {
+        match file.read(&mut head[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// Recovers in the input's own format straight to the target.
+fn recover_to(
+    whole: &Whole,
+    target: &Target,
+    format: Format,
+    input: &Path,
+) -> Result<RecoverReport, Failure> {
+    if let Whole::File(path) = whole
+        && target.writes_file()
+    {
+        return robolog::recover_file(path, target.path()).map_err(|e| match e {
+            e @ robolog::Error::Io(_) if path.exists() => Failure::create(e, target.path()),
+            e => Failure::open(e, input),
+        });
+    }
+    let data = match whole {
+        Whole::Bytes(data) => data.clone(),
+        Whole::File(path) => robolog::Bytes::from(
+            std::fs::read(path)
+                .map_err(|e| Failure::about(format!("cannot read: {e}"), input, None))?,
+        ),
+    };
+    let (output, spool) = target.open(format)?.split();
+    let (report, _) = robolog::recover(&data, output).map_err(|e| Failure::open(e, input))?;
+    target.complete(spool)?;
+    Ok(report)
+}
+
+/// Recovers into a temporary file of the input's format beside the output, then converts that
+/// into the output's format.
+fn recover_converted(
+    whole: &Whole,
+    target: &Target,
+    format: Format,
+    input: &Path,
+) -> Result<RecoverReport, Failure> {
+    let folder = match target.path().parent() {
+        _ if target.is_stdout() => std::env::temp_dir(),
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(".robolog-recover-")
+        .tempfile_in(&folder)
+        .map_err(|e| Failure::about(format!("cannot write the output: {e}"), target.path(), None))?
+        .into_temp_path();
+    signals::register(&temp);
+    let result = (|| {
+        let report = match whole {
+            Whole::File(path) => robolog::recover_file(path, &temp),
+            Whole::Bytes(data) => robolog::Output::file(&temp)
+                .and_then(|output| robolog::recover(data, output))
+                .map(|(report, _)| report),
+        }
+        .map_err(|e| Failure::open(e, input))?;
+        let log = robolog::open(&temp).map_err(|e| Failure::open(e, input))?;
+        let options = crate::convert::writer_options(
+            &WriteSettings {
+                format: None,
+                compression: None,
+                chunk_size: None,
+            },
+            format,
+        )?;
+        let (output, spool) = target.open(format)?.split();
+        let mut writer = robolog::create_writer(output, options)
+            .map_err(|e| Failure::create(e, target.path()))?;
+        let converted =
+            robolog::convert(&log, &mut *writer, ConvertOptions::new().keep_going(true))
+                .map_err(|e| Failure::create(e, target.path()))?;
+        let finished = writer
+            .finish()
+            .map_err(|e| Failure::create(e, target.path()))?;
+        target.complete(spool)?;
+        report_problems(
+            &converted
+                .damage
+                .iter()
+                .map(|d| d.problem.clone())
+                .collect::<Vec<_>>(),
+            input,
+        );
+        let mut report = report;
+        report.format = format;
+        report.output_bytes = finished.bytes;
+        Ok(report)
+    })();
+    signals::forget(&temp);
+    let _ = temp.close();
+    result
+}
+
+fn write_text(
+    report: &RecoverReport,
+    target: &Target,
+    format: Format,
+    converted: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let lost = if report.messages_lost_known {
+        format!("{} lost", report.messages_lost)
+    } else if report.messages_lost > 0 {
+        format!("at least {} lost", report.messages_lost)
+    } else {
+        "an unknown number lost".to_owned()
+    };
+    writeln!(
+        out,
+        "wrote {} ({format}, {}): {} messages recovered, {lost}, {} of the input dropped",
+        target.display(),
+        human_bytes(report.output_bytes),
+        report.messages_recovered,
+        human_bytes(report.bytes_dropped),
+    )?;
+    if converted {
+        writeln!(out, "converted to {format} after recovery")?;
+    }
+    let details: Vec<String> = report
+        .details
+        .iter()
+        .filter(|(_, value)| **value > 0)
+        .map(|(key, value)| format!("{key} {value}"))
+        .collect();
+    if !details.is_empty() {
+        writeln!(out, "details: {}", details.join(", "))?;
+    }
+    for problem in &report.problems {
+        writeln!(out, "{problem}")?;
+    }
+    if report.lossless {
+        writeln!(out, "nothing was lost")?;
+    } else {
+        // Messages inside unreadable bytes cannot be counted, so say what is known.
+        let bytes = human_bytes(report.bytes_dropped);
+        match (report.messages_lost_known, report.messages_lost) {
+            (true, 0) => writeln!(out, "DATA LOST: {bytes} of the input could not be saved")?,
+            (true, n) => writeln!(
+                out,
+                "DATA LOST: {n} messages ({bytes} of the input) could not be saved"
+            )?,
+            (false, 0) => writeln!(
+                out,
+                "DATA LOST: {bytes} of the input could not be read; how many messages they held is unknown"
+            )?,
+            (false, n) => writeln!(
+                out,
+                "DATA LOST: at least {n} messages, and {bytes} of the input that could not be read"
+            )?,
+        }
+    }
+    Ok(())
 }

@@ -1,14 +1,10 @@
-//! `--topic` (and its regex and exclude forms), `--start` and `--end` as a facade filter, and
-//! the warnings they can earn.
-
-use std::io::Write;
-use std::path::Path;
+//! `--topic` (and its regex and exclude forms), `--start` and `--end` as a facade filter.
 
 use clap::error::ErrorKind;
-use robolog::{Filter, Problem, Severity};
+use robolog::Filter;
 
 use crate::cli::Selection;
-use crate::failure::{Failure, display_path};
+use crate::failure::Failure;
 use crate::time::format_utc;
 
 impl Selection {
@@ -78,31 +74,4 @@ fn time_of(
         });
     }
     Ok(any.or(nsecs))
-}
-
-/// Tells on standard error which `--topic` patterns matched nothing (a typo?).
-pub(crate) fn warn_unmatched(patterns: &[String], file: &Path) {
-    for pattern in patterns {
-        warn(&format!(
-            "topic pattern {pattern} matches no topic in {}",
-            display_path(file)
-        ));
-    }
-}
-
-/// Tells what opening a log noticed (damage, a missing index), warnings and errors only.
-pub(crate) fn warn_problems(problems: &[Problem], file: &Path) {
-    for problem in problems.iter().filter(|p| p.severity >= Severity::Warning) {
-        let place = match problem.offset {
-            Some(offset) => format!("{} at byte {offset}", display_path(file)),
-            None => display_path(file),
-        };
-        warn(&format!("{} ({place})", problem.message));
-    }
-}
-
-/// One `warning:` line on standard error.
-pub(crate) fn warn(message: &str) {
-    // Nothing useful is left to do when standard error itself is gone.
-    let _ = writeln!(std::io::stderr(), "warning: {message}");
 }

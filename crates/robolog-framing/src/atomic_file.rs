@@ -3,6 +3,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A file written under a temporary name beside its destination and renamed into place by
@@ -31,6 +32,39 @@ pub struct AtomicFile {
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
+/// The temporary paths of the atomic files being written in this process, for
+/// [`remove_temporary_files`].
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while holding the lock leaves a list that is still right.
+    PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn forget(temp: &Path) {
+    let mut pending = pending();
+    if let Some(i) = pending.iter().position(|p| p == temp) {
+        pending.swap_remove(i);
+    }
+}
+
+/// Removes the temporary file of every [`AtomicFile`] of this process that is neither committed
+/// nor dropped yet, and returns how many it removed. For a program about to exit on a signal
+/// (SIGINT, SIGTERM), whose destructors will not run: call it from the thread that handles the
+/// signal, then exit. Whatever is still being written to such a file goes nowhere.
+pub fn remove_temporary_files() -> usize {
+    let mut pending = pending();
+    let mut removed = 0;
+    for temp in pending.drain(..) {
+        if fs::remove_file(&temp).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 impl AtomicFile {
     /// Creates a new temporary file in the destination's directory.
     pub fn create(target: impl AsRef<Path>) -> io::Result<Self> {
@@ -56,6 +90,7 @@ impl AtomicFile {
                 .open(&temp)
             {
                 Ok(file) => {
+                    pending().push(temp.clone());
                     return Ok(Self {
                         file: Some(file),
                         temp,
@@ -91,7 +126,12 @@ impl AtomicFile {
         file.flush()?;
         file.sync_all()?;
         self.file = None;
-        fs::rename(&self.temp, &self.target)?;
+        let renamed = fs::rename(&self.temp, &self.target);
+        forget(&self.temp);
+        if let Err(e) = renamed {
+            let _ = fs::remove_file(&self.temp);
+            return Err(e);
+        }
         // Persist the rename itself; not every platform can open a directory, so this is best effort.
         let dir = match self.target.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -124,6 +164,7 @@ impl Drop for AtomicFile {
     fn drop(&mut self) {
         if self.file.take().is_some() {
             let _ = fs::remove_file(&self.temp);
+            forget(&self.temp);
         }
     }
 }

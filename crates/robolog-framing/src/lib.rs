@@ -11,7 +11,7 @@
 //! - [`ParallelMap`]: decode upcoming chunks on worker threads (a process-wide pool, started
 //!   once), results in order;
 //! - [`load_file`] (memory-mapped [`Bytes`]) and [`AtomicFile`] (outputs renamed into place on
-//!   success).
+//!   success; [`remove_temporary_files`] for a program ending on a signal).
 //!
 //! ```
 //! use robolog_framing::{ByteReader, ByteWriter, Compression, Compressor, Decompressor};
@@ -61,7 +61,7 @@ mod parallel_map;
 mod recycle_pool;
 mod worker_pool;
 
-pub use atomic_file::AtomicFile;
+pub use atomic_file::{AtomicFile, remove_temporary_files};
 pub use bounded_read::{StreamError, read_exact_bounded};
 pub use byte_reader::{ByteReader, utf8};
 pub use byte_writer::{ByteWriter, LenSlot};

@@ -95,7 +95,10 @@ pub use records::{
     Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, DataEnd, Footer, Header, Message,
     MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
 };
-pub use recover::{Damage, RecoverOptions, Report, recover, recover_file, recover_with};
+pub use recover::{
+    CutChunk, Damage, RecoverOptions, Report, recover, recover_file, recover_with,
+    salvage_cut_chunk,
+};
 pub use robolog_framing::{Bytes, Compression};
 pub use robolog_query::{Input, Order};
 pub use stream::StreamReader;

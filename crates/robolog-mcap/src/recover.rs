@@ -480,55 +480,79 @@ impl<W: Write> Recovery<'_, '_, W> {
     /// The chunk a recorder was writing when it stopped: its header, then as much of its
     /// compressed records as made it to disk.
     fn partial_chunk(&mut self, offset: u64, content: &[u8]) {
-        let mut r = ByteReader::new(content);
-        let header = (|| {
-            r.read_u64("start")?;
-            r.read_u64("end")?;
-            let size = r.read_u64("uncompressed_size")?;
-            r.read_u32("crc")?;
-            let compression = r.read_str_u32("compression")?;
-            r.read_u64("records length")?;
-            Ok::<_, robolog_framing::Error>((size, compression))
-        })();
-        let Ok((size, compression_name)) = header else {
-            self.report.chunks_lost += 1;
-            self.report
-                .damage(offset, "cut inside the chunk header: nothing to salvage");
-            return;
+        let cut = match salvage_cut_chunk(content, self.chunk_limit) {
+            Ok(cut) => cut,
+            Err(why) => {
+                self.report.chunks_lost += 1;
+                self.report.damage(offset, why);
+                return;
+            }
         };
-        let Some(compression) = compression_from_name(compression_name) else {
-            self.report.chunks_lost += 1;
-            self.report
-                .damage(offset, "cut chunk with an unsupported compression");
-            return;
-        };
-        let records = r.rest();
-        let cap = usize::try_from(size.min(self.chunk_limit)).unwrap_or(usize::MAX);
-        let salvage =
-            self.decompressor
-                .decompress_partial(compression, records, cap, &mut self.buffer);
-        let buffer = std::mem::take(&mut self.buffer);
-        let kept = match self.inner_records(offset, &buffer, false) {
+        let kept = match self.inner_records(offset, &cut.records, false) {
             Ok((kept, _)) => kept,
             Err(e) => {
                 self.report.damage(offset, e.to_string());
                 0
             }
         };
-        self.buffer = buffer;
         self.report.chunks_partial += 1;
         self.report.damage(
             offset,
             format!(
-                "the file ends inside this chunk: {} of its {size} uncompressed bytes decoded{}, {kept} messages saved",
-                salvage.recovered,
-                salvage
-                    .error
-                    .map(|e| format!(" ({e})"))
-                    .unwrap_or_default()
+                "the file ends inside this chunk: {} of its {} uncompressed bytes decoded{}, {kept} messages saved",
+                cut.records.len(),
+                cut.uncompressed_size,
+                cut.error.map(|e| format!(" ({e})")).unwrap_or_default()
             ),
         );
     }
+}
+
+/// What survives of a Chunk record that the file ends inside: the chunk a recorder was writing
+/// when it stopped. See [`salvage_cut_chunk`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutChunk {
+    /// The chunk's declared uncompressed size.
+    pub uncompressed_size: u64,
+    /// The uncompressed records that could be decoded, the last one possibly incomplete (split
+    /// them with [`RecordSplitter::chunk_records`](crate::parse::RecordSplitter::chunk_records),
+    /// which stops at it).
+    pub records: Vec<u8>,
+    /// Why decoding stopped before `uncompressed_size` bytes, when a codec said so.
+    pub error: Option<String>,
+}
+
+/// Decodes what survives of a Chunk record cut short by the end of the file: `content` is
+/// everything after its opcode and length. At most `limit` uncompressed bytes are decoded.
+/// Fails, saying why, when the cut is inside the chunk header or the compression is not
+/// supported: then nothing can be saved.
+pub fn salvage_cut_chunk(content: &[u8], limit: u64) -> std::result::Result<CutChunk, String> {
+    let mut r = ByteReader::new(content);
+    let header = (|| {
+        r.read_u64("start")?;
+        r.read_u64("end")?;
+        let size = r.read_u64("uncompressed_size")?;
+        r.read_u32("crc")?;
+        let compression = r.read_str_u32("compression")?;
+        r.read_u64("records length")?;
+        Ok::<_, robolog_framing::Error>((size, compression))
+    })();
+    let Ok((size, compression_name)) = header else {
+        return Err("cut inside the chunk header: nothing to salvage".to_owned());
+    };
+    let Some(compression) = compression_from_name(compression_name) else {
+        return Err(format!(
+            "cut chunk with an unsupported compression {compression_name:?}"
+        ));
+    };
+    let cap = usize::try_from(size.min(limit)).unwrap_or(usize::MAX);
+    let mut records = Vec::new();
+    let salvage = Decompressor::new().decompress_partial(compression, r.rest(), cap, &mut records);
+    Ok(CutChunk {
+        uncompressed_size: size,
+        records,
+        error: salvage.error.map(|e| e.to_string()),
+    })
 }
 
 /// The next position at or after `from` where reading can resume after a corrupt length: a

@@ -60,7 +60,7 @@ impl MessageRef<'_, '_> {
 
     /// Writes the message as JSON to `writer`.
     pub fn write_json(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer(writer, self).map_err(std::io::Error::other)
+        serde_json::to_writer(writer, self).map_err(std::io::Error::from)
     }
 }
 

@@ -176,7 +176,7 @@ impl BagLog {
             .messages()
             .time_range(filter.start_ns()..=filter.end_ns_inclusive())
             .order(match order {
-                Order::LogTime => robolog_rosbag::Order::Time,
+                Order::LogTime | Order::Topic => robolog_rosbag::Order::Time,
                 Order::File => robolog_rosbag::Order::File,
             });
         if let Some(ids) = &selection.channels {

@@ -425,7 +425,7 @@ impl BddfLog {
             }
         }
         match order {
-            Order::LogTime => plan.sort_unstable_by_key(|b| (b.time, b.offset)),
+            Order::LogTime | Order::Topic => plan.sort_unstable_by_key(|b| (b.time, b.offset)),
             Order::File => plan.sort_unstable_by_key(|b| b.offset),
         }
         let verify = filter.is_everything()

@@ -44,6 +44,13 @@ pub struct ConvertOptions<'a> {
     pub order: Order,
     /// Called as messages are written.
     pub progress: Option<Box<ProgressFn<'a>>>,
+    /// Leave the attachments out.
+    pub drop_attachments: bool,
+    /// Leave the metadata records out.
+    pub drop_metadata: bool,
+    /// Go on past damage the input can be read beyond (a corrupt MCAP chunk), recording it in
+    /// [`ConvertReport::damage`], instead of failing at it (the default).
+    pub keep_going: bool,
 }
 
 impl std::fmt::Debug for ConvertOptions<'_> {
@@ -52,6 +59,9 @@ impl std::fmt::Debug for ConvertOptions<'_> {
             .field("filter", &self.filter)
             .field("order", &self.order)
             .field("progress", &self.progress.is_some())
+            .field("drop_attachments", &self.drop_attachments)
+            .field("drop_metadata", &self.drop_metadata)
+            .field("keep_going", &self.keep_going)
             .finish()
     }
 }
@@ -79,7 +89,44 @@ impl<'a> ConvertOptions<'a> {
         self.progress = Some(Box::new(progress));
         self
     }
+
+    /// Whether to leave the attachments out.
+    pub fn drop_attachments(mut self, on: bool) -> Self {
+        self.drop_attachments = on;
+        self
+    }
+
+    /// Whether to leave the metadata records out.
+    pub fn drop_metadata(mut self, on: bool) -> Self {
+        self.drop_metadata = on;
+        self
+    }
+
+    /// Whether to go on past damage (see [`ConvertOptions::keep_going`]).
+    pub fn keep_going(mut self, on: bool) -> Self {
+        self.keep_going = on;
+        self
+    }
 }
+
+/// What to do with a read error of input `input`: fail, or record it and go on.
+fn damaged(input: usize, error: Error, keep_going: bool, report: &mut ConvertReport) -> Result<()> {
+    if !keep_going {
+        return Err(error);
+    }
+    report.damage.push(InputProblem {
+        input,
+        problem: Problem::error(error.offset(), error.to_string()),
+    });
+    // An iterator that keeps failing is not going anywhere.
+    if report.damage.len() > MAX_DAMAGE {
+        return Err(error);
+    }
+    Ok(())
+}
+
+/// Read errors [`ConvertOptions::keep_going`] goes past before giving up.
+const MAX_DAMAGE: usize = 10_000;
 
 /// What a conversion or merge wrote and left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -104,6 +151,18 @@ pub struct ConvertReport {
     pub unmatched_topics: Vec<String>,
     /// What opening the inputs noticed (damage, missing indexes).
     pub input_problems: Vec<Problem>,
+    /// Read errors gone past with [`ConvertOptions::keep_going`], each with its input and its
+    /// offset there.
+    pub damage: Vec<InputProblem>,
+}
+
+/// A problem of one of the inputs of a conversion or merge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputProblem {
+    /// Which input (its index in the list given to [`merge`]; 0 for [`convert`]).
+    pub input: usize,
+    /// The problem, with its offset in that input.
+    pub problem: Problem,
 }
 
 struct Tracker<'o, 'a> {
@@ -214,7 +273,7 @@ fn prepare(
                 .filter(|p| selection.unmatched.contains(p))
                 .collect(),
         });
-        let summary = log.summary()?;
+        let summary = log.summary().map_err(|e| e.in_input(i))?;
         for entry in &summary.channels {
             let channel = &entry.channel;
             if !selection.contains(channel.id) {
@@ -243,6 +302,24 @@ fn prepare(
     Ok((wanted, total.filter(|_| filter.all_times())))
 }
 
+/// Gives the writer the header profile (MCAP `ros1`, `ros2`) every input agrees on.
+fn inherit_profile(inputs: &[&Log], writer: &mut dyn LogWriter) -> Result<()> {
+    let mut common: Option<String> = None;
+    for (i, log) in inputs.iter().enumerate() {
+        let Some(profile) = log.profile().map_err(|e| e.in_input(i))? else {
+            return Ok(());
+        };
+        match &common {
+            Some(c) if *c != profile => return Ok(()),
+            _ => common = Some(profile),
+        }
+    }
+    if let Some(profile) = common.filter(|p| !p.is_empty()) {
+        writer.set_profile(&profile);
+    }
+    Ok(())
+}
+
 /// Declares the channels (after metadata, which a BDDF output needs before its first series).
 fn declare_all(
     wanted: &[(usize, Arc<Channel>)],
@@ -257,22 +334,31 @@ fn declare_all(
     Ok(table)
 }
 
-/// Attachments and metadata of the inputs.
+/// Attachments and metadata of the inputs, unless the options leave them out.
 fn copy_extras(
     inputs: &[&Log],
     writer: &mut dyn LogWriter,
-    filter: &Filter,
+    options: &ConvertOptions<'_>,
     report: &mut ConvertReport,
 ) -> Result<()> {
-    for log in inputs {
-        for metadata in log.metadata()? {
+    let filter = &options.filter;
+    for (i, log) in inputs.iter().enumerate() {
+        let metadata = match options.drop_metadata {
+            true => Vec::new(),
+            false => log.metadata().map_err(|e| e.in_input(i))?,
+        };
+        for metadata in metadata {
             if writer.write_metadata(&metadata)? {
                 report.metadata += 1;
             } else {
                 report.metadata_dropped += 1;
             }
         }
-        for attachment in log.attachments()? {
+        let attachments = match options.drop_attachments {
+            true => Vec::new(),
+            false => log.attachments().map_err(|e| e.in_input(i))?,
+        };
+        for attachment in attachments {
             if !filter.all_times() && !filter.contains_time(attachment.log_time_ns) {
                 continue;
             }
@@ -312,7 +398,8 @@ pub fn convert(
 ) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
     let (wanted, total) = prepare(&[input], writer, &options.filter, &mut report)?;
-    copy_extras(&[input], writer, &options.filter, &mut report)?;
+    inherit_profile(&[input], writer)?;
+    copy_extras(&[input], writer, &options, &mut report)?;
     let mut table = declare_all(&wanted, writer, &mut report)?;
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     let messages = input
@@ -321,7 +408,13 @@ pub fn convert(
         .order(options.order)
         .iter()?;
     for message in messages {
-        let message = message?;
+        let message = match message {
+            Ok(message) => message,
+            Err(e) => {
+                damaged(0, e, options.keep_going, &mut report)?;
+                continue;
+            }
+        };
         let id = table.declare(0, &message.channel, writer)?;
         writer.write_message(id, &message)?;
         report.messages += 1;
@@ -345,7 +438,22 @@ pub fn convert_stream<R: Read>(
     let matcher = options.filter.topic_matcher()?;
     let mut table = ChannelTable::default();
     let mut tracker = Tracker::new(options.progress.as_mut(), None);
-    while let Some(item) = input.next_item()? {
+    let mut profile_given = false;
+    loop {
+        let item = match input.next_item() {
+            Ok(Some(item)) => item,
+            Ok(None) => break,
+            Err(e) => {
+                damaged(0, e, options.keep_going, &mut report)?;
+                continue;
+            }
+        };
+        // The header comes first: its profile is known before anything is written.
+        if !std::mem::replace(&mut profile_given, true)
+            && let Some(profile) = input.profile().filter(|p| !p.is_empty())
+        {
+            writer.set_profile(profile);
+        }
         match item {
             Item::Message(message) => {
                 let channel = &message.channel;
@@ -369,6 +477,8 @@ pub fn convert_stream<R: Read>(
                 report.bytes += message.data.len() as u64;
                 tracker.message(message.data.len(), Some(input.bytes_read()));
             }
+            Item::Attachment(_) if options.drop_attachments => {}
+            Item::Metadata(_) if options.drop_metadata => {}
             Item::Attachment(attachment) => {
                 if !options.filter.all_times()
                     && !options.filter.contains_time(attachment.log_time_ns)
@@ -396,6 +506,22 @@ pub fn convert_stream<R: Read>(
     Ok(report)
 }
 
+/// The next message a source can give, past damage when `keep_going`.
+fn next_intact(
+    input: usize,
+    source: &mut Messages,
+    keep_going: bool,
+    report: &mut ConvertReport,
+) -> Result<Option<Message>> {
+    loop {
+        match source.next() {
+            None => return Ok(None),
+            Some(Ok(message)) => return Ok(Some(message)),
+            Some(Err(e)) => damaged(input, e, keep_going, report).map_err(|e| e.in_input(input))?,
+        }
+    }
+}
+
 /// Merges several logs into `writer`, every message in log-time order (equal times: earlier
 /// input first, then file order). Channels with the same topic, encoding, schema and metadata
 /// in several inputs become one channel; others keep their own. Metadata and attachments of
@@ -407,22 +533,25 @@ pub fn merge(
 ) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
     let (wanted, total) = prepare(inputs, writer, &options.filter, &mut report)?;
-    copy_extras(inputs, writer, &options.filter, &mut report)?;
+    inherit_profile(inputs, writer)?;
+    copy_extras(inputs, writer, &options, &mut report)?;
     let mut table = declare_all(&wanted, writer, &mut report)?;
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     let mut sources: Vec<Messages> = inputs
         .iter()
-        .map(|log| {
+        .enumerate()
+        .map(|(i, log)| {
             log.messages()
                 .filter(options.filter.clone())
                 .order(Order::LogTime)
                 .iter()
+                .map_err(|e| e.in_input(i))
         })
         .collect::<Result<_>>()?;
     let mut heads: Vec<Option<Message>> = Vec::with_capacity(sources.len());
     let mut heap = BinaryHeap::new();
     for (i, source) in sources.iter_mut().enumerate() {
-        let head = source.next().transpose()?;
+        let head = next_intact(i, source, options.keep_going, &mut report)?;
         if let Some(m) = &head {
             heap.push(Reverse((m.log_time_ns, i)));
         }
@@ -437,7 +566,7 @@ pub fn merge(
         report.messages += 1;
         report.bytes += message.data.len() as u64;
         tracker.message(message.data.len(), None);
-        if let Some(next) = sources[i].next().transpose()? {
+        if let Some(next) = next_intact(i, &mut sources[i], options.keep_going, &mut report)? {
             heap.push(Reverse((next.log_time_ns, i)));
             heads[i] = Some(next);
         }

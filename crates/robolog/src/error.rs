@@ -134,6 +134,14 @@ pub enum Error {
     /// Reading or writing a file failed.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
+    /// An error of one input of a [`crate::merge`]: which one, and the error itself.
+    #[error("{source}")]
+    InInput {
+        /// The input's index in the list given to the merge.
+        input: usize,
+        /// What went wrong there.
+        source: Box<Error>,
+    },
 }
 
 impl Error {
@@ -150,7 +158,27 @@ impl Error {
             Error::Rosbag2(e) => e.offset(),
             Error::NegativeTime { offset, .. } => *offset,
             Error::TruncatedMagic { len, .. } => Some(*len as u64),
+            Error::InInput { source, .. } => source.offset(),
             _ => None,
+        }
+    }
+
+    /// The index of the input of a merge the error comes from, when it comes from one.
+    pub fn input(&self) -> Option<usize> {
+        match self {
+            Error::InInput { input, .. } => Some(*input),
+            _ => None,
+        }
+    }
+
+    /// This error, marked as coming from input `input` of a merge.
+    pub(crate) fn in_input(self, input: usize) -> Self {
+        match self {
+            already @ Error::InInput { .. } => already,
+            source => Error::InInput {
+                input,
+                source: Box::new(source),
+            },
         }
     }
 
@@ -166,6 +194,7 @@ impl Error {
             #[cfg(feature = "rosbag2")]
             Error::Rosbag2(e) => e.is_truncation(),
             Error::TruncatedMagic { .. } => true,
+            Error::InInput { source, .. } => source.is_truncation(),
             _ => false,
         }
     }

@@ -132,7 +132,8 @@ pub use bag_writer::BagWriter;
 pub use bddf_writer::BddfWriter;
 pub use check::{CheckReport, check, check_bytes};
 pub use convert::{
-    ConvertOptions, ConvertReport, Progress, ProgressFn, convert, convert_stream, merge,
+    ConvertOptions, ConvertReport, InputProblem, Progress, ProgressFn, convert, convert_stream,
+    merge,
 };
 #[cfg(feature = "cdr")]
 pub use decode::CdrMessage;
@@ -148,7 +149,7 @@ pub use model::{Attachment, Channel, Message, Metadata, Schema};
 pub use problem::{Problem, Severity};
 pub use query::{Filter, Order, Selection, TopicMatcher};
 pub use recover::{RecoverReport, recover, recover_file};
-pub use robolog_framing::Bytes;
+pub use robolog_framing::{Bytes, remove_temporary_files};
 #[cfg(feature = "rosbag2")]
 pub use rosbag2_writer::Rosbag2Writer;
 pub use sniff::{SNIFF_LEN, sniff};

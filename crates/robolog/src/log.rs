@@ -247,6 +247,20 @@ impl Log {
         }
     }
 
+    /// The profile the file's header names: an MCAP header's (`ros1`, `ros2`, or empty), `ros1`
+    /// for a bag (it holds ROS 1 messages only), `None` for a format without one (BDDF) or an
+    /// MCAP file without a readable header.
+    pub fn profile(&self) -> Result<Option<String>> {
+        match &self.backend {
+            #[cfg(feature = "rosbag")]
+            Backend::Bag(_) => Ok(Some(crate::encodings::ROS1.to_owned())),
+            #[cfg(feature = "mcap")]
+            Backend::Mcap(b) => Ok(b.profile()),
+            #[allow(unreachable_patterns)]
+            _ => Ok(None),
+        }
+    }
+
     /// The attachments with their content (MCAP; empty for the other formats).
     pub fn attachments(&self) -> Result<Vec<Attachment>> {
         match &self.backend {
@@ -300,15 +314,46 @@ impl Log {
         if filter.is_empty_range() || selection.channels.as_ref().is_some_and(Vec::is_empty) {
             return Ok(Messages::empty());
         }
+        if order == Order::Topic {
+            // One query per channel, in topic order: each reads only its channel's chunks.
+            let mut channels: Vec<&Arc<Channel>> = self
+                .channels
+                .iter()
+                .filter(|c| selection.contains(c.id))
+                .collect();
+            channels.sort_by(|a, b| (&a.topic, a.id).cmp(&(&b.topic, b.id)));
+            let queries = channels
+                .into_iter()
+                .map(|c| {
+                    let one = Selection {
+                        channels: Some(vec![c.id]),
+                        unmatched: Vec::new(),
+                    };
+                    self.read_selected(&one, filter, Order::LogTime)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Messages {
+                inner: MessagesInner::Chain(queries.into_iter()),
+            });
+        }
+        self.read_selected(&selection, filter, order)
+    }
+
+    fn read_selected(
+        &self,
+        selection: &Selection,
+        filter: &Filter,
+        order: Order,
+    ) -> Result<Messages> {
         let inner = match &self.backend {
             #[cfg(feature = "rosbag")]
-            Backend::Bag(b) => b.messages(&self.channels, &selection, filter, order)?,
+            Backend::Bag(b) => b.messages(&self.channels, selection, filter, order)?,
             #[cfg(feature = "mcap")]
-            Backend::Mcap(b) => b.messages(&self.channels, &selection, filter, order)?,
+            Backend::Mcap(b) => b.messages(&self.channels, selection, filter, order)?,
             #[cfg(feature = "bddf")]
-            Backend::Bddf(b) => b.messages(&self.channels, &selection, filter, order)?,
+            Backend::Bddf(b) => b.messages(&self.channels, selection, filter, order)?,
             #[cfg(feature = "rosbag2")]
-            Backend::Rosbag2(b) => b.messages(&self.channels, &selection, filter, order)?,
+            Backend::Rosbag2(b) => b.messages(&self.channels, selection, filter, order)?,
             #[cfg(not(any(
                 feature = "rosbag",
                 feature = "mcap",
@@ -377,10 +422,12 @@ impl Query<'_> {
 
 pub(crate) enum MessagesInner {
     Empty,
+    /// One query after the other ([`Order::Topic`]).
+    Chain(std::vec::IntoIter<Messages>),
     #[cfg(feature = "rosbag")]
     Bag(crate::bag_log::BagMessages),
     #[cfg(feature = "mcap")]
-    Mcap(crate::mcap_log::McapMessages),
+    Mcap(Box<crate::mcap_log::McapMessages>),
     #[cfg(feature = "bddf")]
     Bddf(crate::bddf_log::BddfMessages),
     #[cfg(feature = "rosbag2")]
@@ -413,6 +460,14 @@ impl Iterator for Messages {
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.inner {
             MessagesInner::Empty => None,
+            MessagesInner::Chain(queries) => loop {
+                match queries.as_mut_slice().first_mut()?.next() {
+                    Some(item) => return Some(item),
+                    None => {
+                        queries.next();
+                    }
+                }
+            },
             #[cfg(feature = "rosbag")]
             MessagesInner::Bag(m) => m.next(),
             #[cfg(feature = "mcap")]

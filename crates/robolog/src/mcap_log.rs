@@ -59,6 +59,117 @@ pub(crate) fn string_map(map: &BTreeMap<Cow<'_, str>, Cow<'_, str>>) -> BTreeMap
 #[derive(Debug)]
 pub(crate) struct McapLog {
     reader: McapReader,
+    /// The complete messages of the chunk a cut file ends inside, which no index lists: sorted
+    /// by log time (ties in file order).
+    tail: Vec<TailMessage>,
+}
+
+/// A message salvaged from the chunk a cut file ends inside.
+#[derive(Debug, Clone)]
+struct TailMessage {
+    channel_id: u16,
+    sequence: u32,
+    log_time: u64,
+    publish_time: u64,
+    data: Bytes,
+}
+
+/// What a cut file still holds after its last complete record: the messages of a partial
+/// chunk, the channels and schemas defined in it, and what was lost, as problems.
+#[derive(Debug, Default)]
+struct CutTail {
+    messages: Vec<TailMessage>,
+    schemas: Vec<robolog_mcap::Schema<'static>>,
+    channels: Vec<robolog_mcap::Channel<'static>>,
+    problems: Vec<Problem>,
+}
+
+/// Reads the end of a file without a footer: when its last record is cut off, the complete
+/// messages of a cut chunk are saved (as `recover` does), and the bytes that cannot be read
+/// are reported as an error.
+fn read_cut_tail(data: &Bytes) -> CutTail {
+    use robolog_mcap::parse::RecordSplitter;
+    use robolog_mcap::records::op;
+
+    let mut tail = CutTail::default();
+    let start = robolog_mcap::records::MAGIC.len().min(data.len());
+    let mut cut_at = None;
+    for raw in RecordSplitter::new(&data[start..], start as u64) {
+        match raw {
+            Ok(raw) if matches!(raw.opcode, op::DATA_END | op::FOOTER) => return tail,
+            Ok(_) => {}
+            Err(e) => {
+                cut_at = e.offset();
+                break;
+            }
+        }
+    }
+    let Some(offset) = cut_at.and_then(|o| usize::try_from(o).ok()) else {
+        return tail;
+    };
+    let lost_bytes = data.len() - offset.min(data.len());
+    let opcode = data.get(offset).copied();
+    if opcode != Some(op::CHUNK) || data.len() < offset + 9 {
+        let what = opcode.map_or("record", robolog_mcap::records::record_name);
+        tail.problems.push(Problem::error(
+            Some(offset as u64),
+            format!("the file ends inside a {what} record: its last {lost_bytes} bytes are lost"),
+        ));
+        return tail;
+    }
+    let cut = match robolog_mcap::salvage_cut_chunk(&data[offset + 9..], u64::MAX) {
+        Ok(cut) => cut,
+        Err(why) => {
+            tail.problems.push(Problem::error(
+                Some(offset as u64),
+                format!(
+                    "the file ends inside a chunk ({why}): its last {lost_bytes} bytes are lost"
+                ),
+            ));
+            return tail;
+        }
+    };
+    let records = Bytes::from(cut.records);
+    let mut complete = true;
+    for raw in RecordSplitter::chunk_records(&records) {
+        let Ok(raw) = raw else {
+            complete = false;
+            break;
+        };
+        match raw.parse() {
+            Ok(robolog_mcap::Record::Schema(schema)) => tail.schemas.push(schema.into_owned()),
+            Ok(robolog_mcap::Record::Channel(channel)) => tail.channels.push(channel.into_owned()),
+            Ok(robolog_mcap::Record::Message(m)) => tail.messages.push(TailMessage {
+                channel_id: m.channel_id,
+                sequence: m.sequence,
+                log_time: m.log_time,
+                publish_time: m.publish_time,
+                data: records.slice_ref(m.data),
+            }),
+            Ok(_) => {}
+            Err(_) => complete = false,
+        }
+    }
+    let decoded = records.len() as u64;
+    let whole = complete && cut.error.is_none() && decoded == cut.uncompressed_size;
+    let saved = tail.messages.len();
+    tail.problems.push(Problem::error(
+        Some(offset as u64),
+        if whole {
+            format!(
+                "the file ends inside this chunk, after all its records: {saved} messages read from it, its indexes lost"
+            )
+        } else {
+            format!(
+                "the file ends inside this chunk: {saved} complete messages read from the first {decoded} of its {} uncompressed bytes{}; the rest of it is lost",
+                cut.uncompressed_size,
+                cut.error.map(|e| format!(" ({e})")).unwrap_or_default()
+            )
+        },
+    ));
+    // Stable: equal log times stay in file order.
+    tail.messages.sort_by_key(|m| m.log_time);
+    tail
 }
 
 impl McapLog {
@@ -71,17 +182,35 @@ impl McapLog {
             verify_uncompressed_chunks: check_uncompressed_chunks,
             ..ReadOptions::default()
         };
+        let whole = data.clone();
         let reader = McapReader::open_with(data, options)?;
         let summary = reader.summary();
+        let cut = summary.footer.is_none() && !reader.is_draft();
+        let tail = if cut {
+            read_cut_tail(&whole)
+        } else {
+            CutTail::default()
+        };
         let mut builder = ChannelBuilder::default();
         for schema in summary.schemas.values() {
             builder.schema(schema);
         }
-        let channels = summary
+        for schema in tail.schemas.iter().filter(|s| s.id != 0) {
+            if !summary.schemas.contains_key(&schema.id) {
+                builder.schema(schema);
+            }
+        }
+        let mut channels: BTreeMap<u16, Arc<Channel>> = summary
             .channels
-            .values()
-            .map(|c| Arc::new(builder.channel(c)))
+            .iter()
+            .map(|(&id, c)| (id, Arc::new(builder.channel(c))))
             .collect();
+        for channel in &tail.channels {
+            channels
+                .entry(channel.id)
+                .or_insert_with(|| Arc::new(builder.channel(channel)));
+        }
+        let channels = channels.into_values().collect();
         let mut problems = Vec::new();
         if reader.is_draft() {
             problems.push(Problem::info(
@@ -102,7 +231,17 @@ impl McapLog {
                 problems.push(Problem::info(None, format!("read by a scan: {reason}")));
             }
         }
-        Ok((Self { reader }, channels, problems))
+        problems.extend(tail.problems);
+        let log = Self {
+            reader,
+            tail: tail.messages,
+        };
+        Ok((log, channels, problems))
+    }
+
+    pub(crate) fn profile(&self) -> Option<String> {
+        let header = self.reader.summary().header.as_ref()?;
+        Some(header.profile.to_string())
     }
 
     pub(crate) fn summary(&self, channels: &[Arc<Channel>], file_size: u64) -> Result<Summary> {
@@ -199,6 +338,12 @@ impl McapLog {
     fn count_messages(&self) -> Result<(u64, Option<u64>, Option<u64>, BTreeMap<u32, u64>)> {
         let mut counts = BTreeMap::new();
         let (mut total, mut start, mut end) = (0u64, None::<u64>, None::<u64>);
+        let mut count = |channel_id: u16, log_time: u64| {
+            total += 1;
+            *counts.entry(u32::from(channel_id)).or_insert(0) += 1;
+            start = Some(start.map_or(log_time, |s: u64| s.min(log_time)));
+            end = Some(end.map_or(log_time, |e: u64| e.max(log_time)));
+        };
         for m in self
             .reader
             .messages()
@@ -206,10 +351,10 @@ impl McapLog {
             .iter()?
         {
             let m = m?;
-            total += 1;
-            *counts.entry(u32::from(m.channel_id)).or_insert(0) += 1;
-            start = Some(start.map_or(m.log_time, |s| s.min(m.log_time)));
-            end = Some(end.map_or(m.log_time, |e| e.max(m.log_time)));
+            count(m.channel_id, m.log_time);
+        }
+        for m in &self.tail {
+            count(m.channel_id, m.log_time);
         }
         Ok((total, start, end, counts))
     }
@@ -256,7 +401,7 @@ impl McapLog {
             .reader
             .messages()
             .order(match order {
-                Order::LogTime => robolog_mcap::Order::LogTime,
+                Order::LogTime | Order::Topic => robolog_mcap::Order::LogTime,
                 Order::File => robolog_mcap::Order::File,
             })
             .time_range(filter.start_ns()..=filter.end_ns_inclusive());
@@ -264,36 +409,85 @@ impl McapLog {
             // Channel ids come from this file, so they fit in u16.
             query = query.channel_ids(ids.iter().filter_map(|&id| u16::try_from(id).ok()));
         }
-        Ok(MessagesInner::Mcap(McapMessages {
+        let tail: Vec<TailMessage> = self
+            .tail
+            .iter()
+            .filter(|m| {
+                selection.contains(u32::from(m.channel_id)) && filter.contains_time(m.log_time)
+            })
+            .cloned()
+            .collect();
+        Ok(MessagesInner::Mcap(Box::new(McapMessages {
             inner: query.iter()?,
             channels: channels.to_vec(),
-        }))
+            head: None,
+            tail: tail.into_iter().peekable(),
+            order,
+        })))
     }
 }
 
 pub(crate) struct McapMessages {
     inner: robolog_mcap::MessageIter,
     channels: Vec<Arc<Channel>>,
+    /// The next message of `inner`, read ahead to be merged with the tail by log time.
+    head: Option<robolog_mcap::OwnedMessage>,
+    /// Messages of a cut file's last, partial chunk: after the others in file order, merged
+    /// with them in log-time order.
+    tail: std::iter::Peekable<std::vec::IntoIter<TailMessage>>,
+    order: Order,
 }
 
 impl McapMessages {
     pub(crate) fn next(&mut self) -> Option<Result<Message>> {
-        let m = match self.inner.next()? {
-            Ok(m) => m,
-            Err(e) => return Some(Err(e.into())),
+        if self.head.is_none() && self.tail.peek().is_none() {
+            // Every file but a cut one: the index's messages alone.
+            return Some(match self.inner.next()? {
+                Ok(m) => self.message(m.channel_id, m.log_time, m.publish_time, m.sequence, m.data),
+                Err(e) => Err(e.into()),
+            });
+        }
+        if self.head.is_none() {
+            match self.inner.next() {
+                Some(Ok(m)) => self.head = Some(m),
+                Some(Err(e)) => return Some(Err(e.into())),
+                None => {}
+            }
+        }
+        let tail_first = match (&self.head, self.tail.peek()) {
+            (None, None) => return None,
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(head), Some(tail)) => self.order != Order::File && tail.log_time < head.log_time,
         };
-        let Some(channel) = channel_by_id(&self.channels, u32::from(m.channel_id)) else {
-            return Some(Err(Error::Usage(format!(
-                "message on unknown channel {}",
-                m.channel_id
-            ))));
+        Some(if tail_first {
+            let m = self.tail.next()?;
+            self.message(m.channel_id, m.log_time, m.publish_time, m.sequence, m.data)
+        } else {
+            let m = self.head.take()?;
+            self.message(m.channel_id, m.log_time, m.publish_time, m.sequence, m.data)
+        })
+    }
+
+    fn message(
+        &self,
+        channel_id: u16,
+        log_time: u64,
+        publish_time: u64,
+        sequence: u32,
+        data: Bytes,
+    ) -> Result<Message> {
+        let Some(channel) = channel_by_id(&self.channels, u32::from(channel_id)) else {
+            return Err(Error::Usage(format!(
+                "message on unknown channel {channel_id}"
+            )));
         };
-        Some(Ok(Message {
+        Ok(Message {
             channel: Arc::clone(channel),
-            log_time_ns: m.log_time,
-            publish_time_ns: Some(m.publish_time),
-            sequence: Some(m.sequence),
-            data: m.data,
-        }))
+            log_time_ns: log_time,
+            publish_time_ns: Some(publish_time),
+            sequence: Some(sequence),
+            data,
+        })
     }
 }

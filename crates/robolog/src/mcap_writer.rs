@@ -42,6 +42,8 @@ pub struct McapWriter {
     used_channels: BTreeSet<u16>,
     all_ros1: bool,
     all_cdr: bool,
+    /// The inputs' profile ([`LogWriter::set_profile`]).
+    inherited_profile: Option<String>,
 }
 
 impl std::fmt::Debug for McapWriter {
@@ -65,6 +67,7 @@ impl McapWriter {
             used_channels: BTreeSet::new(),
             all_ros1: true,
             all_cdr: true,
+            inherited_profile: None,
         }
     }
 
@@ -74,6 +77,11 @@ impl McapWriter {
                 return Err(Error::Usage("MCAP writer state".into()));
             };
             let mut options = self.options.clone();
+            if let Some(profile) = self.inherited_profile.take()
+                && options.profile.is_empty()
+            {
+                options.profile = profile;
+            }
             if options.profile.is_empty() && !self.channel_records.is_empty() {
                 if self.all_ros1 {
                     options.profile = ROS1.to_owned();
@@ -212,6 +220,12 @@ impl LogWriter for McapWriter {
                 .collect(),
         })?;
         Ok(true)
+    }
+
+    fn set_profile(&mut self, profile: &str) {
+        if matches!(self.state, State::Pending(_)) {
+            self.inherited_profile = Some(profile.to_owned());
+        }
     }
 
     fn finish(&mut self) -> Result<Finished> {

@@ -20,6 +20,9 @@ pub enum Order {
     LogTime,
     /// As stored in the file (cheapest: no merging of overlapping chunks).
     File,
+    /// Channel after channel, by topic name (then channel id), each in log-time order: what a
+    /// reader of one topic at a time wants next to each other.
+    Topic,
 }
 
 /// Which messages to read: topics and a log-time range. Everything by default.

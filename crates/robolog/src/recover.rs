@@ -20,9 +20,12 @@ pub struct RecoverReport {
     pub format: Format,
     /// Messages (BDDF: data blocks) in the output.
     pub messages_recovered: u64,
-    /// Messages known to be lost (a lower bound: what follows unreadable damage cannot be
-    /// counted).
+    /// Messages known to be lost: the exact number when `messages_lost_known`, otherwise a
+    /// lower bound (messages in bytes that could not be read, such as the part of a chunk a
+    /// cut file lacks, cannot be counted).
     pub messages_lost: u64,
+    /// True when `messages_lost` is exact: every input byte that was dropped is accounted for.
+    pub messages_lost_known: bool,
     /// Input bytes that ended up in no kept record.
     pub bytes_dropped: u64,
     /// True when nothing of the input was lost (the output may still differ: rebuilt indexes).
@@ -101,6 +104,7 @@ fn recover_bag(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Fini
             format: Format::Bag,
             messages_recovered: r.messages,
             messages_lost: r.dropped_messages,
+            messages_lost_known: r.bytes_dropped == 0,
             bytes_dropped: r.bytes_dropped,
             lossless: !r.lost_data(),
             details,
@@ -132,6 +136,7 @@ fn recover_mcap(input: &Bytes, output: Output) -> Result<(RecoverReport, Finishe
             format: Format::Mcap,
             messages_recovered: r.messages_recovered,
             messages_lost: r.messages_lost,
+            messages_lost_known: r.bytes_dropped == 0 && !r.truncated,
             bytes_dropped: r.bytes_dropped,
             lossless: r.is_lossless(),
             details,
@@ -196,6 +201,7 @@ fn recover_bddf(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Fin
             format: Format::Bddf,
             messages_recovered: r.data_blocks_recovered,
             messages_lost: r.data_blocks_lost,
+            messages_lost_known: r.input_complete && r.bytes_dropped == 0,
             bytes_dropped: r.bytes_dropped,
             lossless,
             details,

@@ -54,6 +54,8 @@ enum Inner<R: Read> {
     Mcap {
         reader: Box<robolog_mcap::StreamReader<Input<R>>>,
         builder: crate::mcap_log::ChannelBuilder,
+        /// The Header's profile, once read.
+        profile: Option<String>,
     },
     #[cfg(feature = "bddf")]
     Bddf {
@@ -138,6 +140,7 @@ impl OpenOptions {
             Format::Mcap => Inner::Mcap {
                 reader: Box::new(robolog_mcap::StreamReader::new(input)),
                 builder: Default::default(),
+                profile: None,
             },
             #[cfg(feature = "bddf")]
             Format::Bddf => Inner::Bddf {
@@ -179,6 +182,19 @@ impl<R: Read> LogStream<R> {
     /// Bytes read from the input so far (for progress: the readers buffer ahead a little).
     pub fn bytes_read(&self) -> u64 {
         self.position.load(Ordering::Relaxed)
+    }
+
+    /// The profile the header names, as [`crate::Log::profile`]; for MCAP, once the header
+    /// has been read (before the first item).
+    pub fn profile(&self) -> Option<&str> {
+        match &self.inner {
+            #[cfg(feature = "rosbag")]
+            Inner::Bag { .. } => Some(crate::encodings::ROS1),
+            #[cfg(feature = "mcap")]
+            Inner::Mcap { profile, .. } => profile.as_deref(),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
     }
 
     /// Damage found so far. A bag stream that hits damage or a cut ends cleanly after the last
@@ -237,12 +253,17 @@ impl<R: Read> LogStream<R> {
                 })))
             }
             #[cfg(feature = "mcap")]
-            Inner::Mcap { reader, builder } => loop {
+            Inner::Mcap {
+                reader,
+                builder,
+                profile,
+            } => loop {
                 use robolog_mcap::Record;
                 let Some(record) = reader.next_record() else {
                     return Ok(None);
                 };
                 match record? {
+                    Record::Header(h) => *profile = Some(h.profile.into_owned()),
                     Record::Schema(s) => {
                         builder.schema(&s);
                     }

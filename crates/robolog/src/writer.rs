@@ -38,6 +38,12 @@ pub trait LogWriter: std::fmt::Debug {
 
     /// Completes the file (indexes, summary, trailer) and commits a path output.
     fn finish(&mut self) -> Result<Finished>;
+
+    /// The header profile of the inputs (MCAP `ros1`, `ros2`), which [`crate::convert`] and
+    /// [`crate::merge`] pass on when every input agrees, so that readers that check it accept
+    /// the output. Formats without a profile ignore it; so does an MCAP writer whose options
+    /// name one, or that has started writing.
+    fn set_profile(&mut self, _profile: &str) {}
 }
 
 /// What [`LogWriter::finish`] produced.

@@ -166,7 +166,8 @@ fn info_mcap() {
 
 #[test]
 fn info_mcap_cut_is_read_by_a_scan() {
-    let run = robolog(["info", "--json", MCAP_CUT]).expect(0);
+    // Described from what is intact; the damage makes the exit status 1.
+    let run = robolog(["info", "--json", MCAP_CUT]).expect(1);
     let info = run.json();
     // testdata/samples/README.md: 187 messages before the cut.
     assert_eq!(info["message_count"], 187);
@@ -1113,13 +1114,16 @@ fn error_lines_carry_file_and_offset() {
         "testdata/bad/rosbag/header-len-huge.bag",
         Some(13),
     );
+    // The damage opening the file noticed, then the read error where reading stopped.
     let run = robolog(["cat", "testdata/bad/bddf/reserved-block-type.bddf"]).expect(1);
-    let line = assert_error_line(
-        &run.stderr,
-        "testdata/bad/bddf/reserved-block-type.bddf",
-        Some(98),
+    assert!(
+        run.stderr
+            .lines()
+            .any(|line| line.starts_with("error: reserved block type 0x07")
+                && line.ends_with("(testdata/bad/bddf/reserved-block-type.bddf at byte 98)")),
+        "{}",
+        run.stderr
     );
-    assert!(line.contains("reserved block type 0x07"), "{line}");
 
     let run = robolog(["info", "testdata/README.md"]).expect(1);
     let line = assert_error_line(&run.stderr, "testdata/README.md", None);
@@ -1180,14 +1184,16 @@ fn hostile_files_never_panic() {
                     .lines()
                     .filter(|l| l.starts_with("error: "))
                     .collect();
-                assert_eq!(
-                    errors.len(),
-                    1,
+                // Damage read past is one line each; every line names the file.
+                assert!(
+                    !errors.is_empty(),
                     "robolog {}:\n{}",
                     args.join(" "),
                     run.stderr
                 );
-                assert!(errors[0].contains(&format!("({file}")), "{}", errors[0]);
+                for error in errors {
+                    assert!(error.contains(&format!("({file}")), "{error}");
+                }
             }
         }
     }

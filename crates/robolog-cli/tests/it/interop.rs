@@ -64,3 +64,51 @@ fn converted_files_read_the_same_in_the_reference_tools() {
     let whole = reference_messages(&python, &testdata::path("samples/demo-zstd.mcap"), None);
     assert!(recovered.iter().all(|m| whole.contains(m)));
 }
+
+/// The messages of a ROS 2 MCAP file as rosbags' rosbag2 reader sees them, sorted.
+fn rosbag2_messages(python: &Path, file: &Path) -> Result<Vec<String>, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/interop/rosbag2_messages.py");
+    let out = interop::run(python, &script, &[file.as_os_str()]).map_err(|e| e.to_string())?;
+    Ok(out
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect())
+}
+
+#[test]
+fn ros2_recordings_stay_readable_by_rosbags_after_convert_and_merge() {
+    let Some(python) = interop::python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let talker = testdata::path("rosbag2/mcap-talker/talker.mcap");
+    let other = testdata::path("rosbag2/mcap-convert_a/rewriter_a_0.mcap");
+    let expected = rosbag2_messages(&python, &talker).unwrap();
+    assert_eq!(expected.len(), 20);
+    // Converted with other settings: rosbags needs the `ros2` profile to read it at all.
+    let converted = dir.path().join("talker.mcap");
+    robolog([
+        OsStr::new("convert"),
+        talker.as_os_str(),
+        converted.as_os_str(),
+        OsStr::new("--compression"),
+        OsStr::new("lz4"),
+    ])
+    .expect(0);
+    assert_eq!(rosbag2_messages(&python, &converted).unwrap(), expected);
+    // Two ROS 2 recordings merged.
+    let merged = dir.path().join("merged.mcap");
+    robolog([
+        OsStr::new("merge"),
+        talker.as_os_str(),
+        other.as_os_str(),
+        OsStr::new("-o"),
+        merged.as_os_str(),
+    ])
+    .expect(0);
+    let mut both = expected.clone();
+    both.extend(rosbag2_messages(&python, &other).unwrap());
+    both.sort();
+    assert_eq!(rosbag2_messages(&python, &merged).unwrap(), both);
+}

@@ -1,0 +1,121 @@
+//! Inputs: a path, or `-` for standard input. A file (standard input redirected from one
+//! included) is opened with its index; a pipe, a FIFO or a device is read as it arrives, or read
+//! whole into memory by the commands that need to see all of it at once.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use robolog::{Bytes, Log, LogStream};
+
+use crate::failure::{Failure, is_stdin};
+
+/// The bytes of an input that cannot seek, read as they come.
+pub(crate) type Pipe = BufReader<Box<dyn Read + Send>>;
+
+/// An opened input.
+pub(crate) enum Input {
+    /// A file, with its index.
+    Log(Log),
+    /// A pipe, read in file order.
+    Stream(Box<LogStream<Pipe>>),
+}
+
+/// Where an input's bytes come from.
+enum Source {
+    /// A path that can be mapped or read at any offset.
+    File(PathBuf),
+    /// A stream that can only be read once, front to back.
+    Pipe(Pipe),
+}
+
+/// Large reads: the format readers ask for a record at a time.
+const PIPE_BUFFER: usize = 1 << 20;
+
+fn pipe(reader: impl Read + Send + 'static) -> Pipe {
+    BufReader::with_capacity(PIPE_BUFFER, Box::new(reader))
+}
+
+fn source(path: &Path) -> Result<Source, Failure> {
+    if is_stdin(path) {
+        return stdin_source();
+    }
+    let metadata = std::fs::metadata(path).map_err(|e| cannot_open(&e, path))?;
+    let file_type = metadata.file_type();
+    // A directory is for the facade to judge (a ROS 2 bag is one).
+    if file_type.is_file() || file_type.is_dir() {
+        return Ok(Source::File(path.to_owned()));
+    }
+    let file = File::open(path).map_err(|e| cannot_open(&e, path))?;
+    Ok(Source::Pipe(pipe(file)))
+}
+
+/// Standard input: a redirected file is mapped like any file, anything else is a pipe.
+fn stdin_source() -> Result<Source, Failure> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(|e| cannot_open(&e, Path::new("-")))?;
+        let file = File::from(fd);
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            return Ok(Source::File(PathBuf::from("/dev/stdin")));
+        }
+        Ok(Source::Pipe(pipe(file)))
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(Source::Pipe(pipe(io::stdin())))
+    }
+}
+
+fn cannot_open(error: &io::Error, path: &Path) -> Failure {
+    Failure::about(format!("cannot open: {error}"), path, None)
+}
+
+/// Opens `path` to read it front to back: a file with its index, a pipe as a stream.
+pub(crate) fn open(path: &Path) -> Result<Input, Failure> {
+    match source(path)? {
+        Source::File(file) => Ok(Input::Log(
+            robolog::open(&file).map_err(|e| Failure::open(e, path))?,
+        )),
+        Source::Pipe(pipe) => Ok(Input::Stream(Box::new(
+            robolog::open_reader(pipe).map_err(|e| Failure::open(e, path))?,
+        ))),
+    }
+}
+
+/// Opens `path` with its index; a pipe is read into memory first.
+pub(crate) fn open_log(path: &Path) -> Result<Log, Failure> {
+    match source(path)? {
+        Source::File(file) => robolog::open(&file).map_err(|e| Failure::open(e, path)),
+        Source::Pipe(pipe) => {
+            robolog::open_bytes(read_all(pipe, path)?).map_err(|e| Failure::open(e, path))
+        }
+    }
+}
+
+/// The input as one buffer (mapped when it is a file).
+pub(crate) enum Whole {
+    /// A file, by path.
+    File(PathBuf),
+    /// A pipe's bytes.
+    Bytes(Bytes),
+}
+
+/// `path` as a file to map, or a pipe's bytes.
+pub(crate) fn whole(path: &Path) -> Result<Whole, Failure> {
+    match source(path)? {
+        Source::File(file) => Ok(Whole::File(file)),
+        Source::Pipe(pipe) => Ok(Whole::Bytes(read_all(pipe, path)?)),
+    }
+}
+
+fn read_all(mut pipe: Pipe, path: &Path) -> Result<Bytes, Failure> {
+    let mut data = Vec::new();
+    pipe.read_to_end(&mut data)
+        .map_err(|e| Failure::about(format!("cannot read: {e}"), path, None))?;
+    Ok(Bytes::from(data))
+}
