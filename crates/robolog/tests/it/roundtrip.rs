@@ -88,14 +88,11 @@ fn bag_to_mcap_to_bag() {
         let bag = open(&path).unwrap();
         let mcap = open_bytes(convert_to(&bag, Format::Mcap, Filter::new())).unwrap();
         assert_eq!(mcap.format(), Format::Mcap);
-        // The ros1 profile: channel ids are connection ids, one schema per type and md5sum.
+        // The ros1 profile (a bag is ROS 1 even without channels): channel ids are connection
+        // ids, one schema per type and md5sum.
         assert_eq!(
             mcap.summary().unwrap().properties["profile"],
-            if bag.channels().is_empty() {
-                ""
-            } else {
-                "ros1"
-            },
+            "ros1",
             "{name}"
         );
         for (a, b) in bag.channels().iter().zip(mcap.channels()) {
