@@ -117,7 +117,7 @@ pub(crate) struct Selection {
 }
 
 /// How to write an output log.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub(crate) struct WriteSettings {
     /// Output format (by default from the output's extension: .mcap, .bag, .bddf; a ROS 2 bag
     /// is a directory: pass --format rosbag2).

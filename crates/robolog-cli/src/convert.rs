@@ -20,8 +20,8 @@ use crate::size::human_bytes;
 
 pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let filter = args.selection.filter()?;
-    let target = Target::check(&args.output)?;
     let format = output_format(&args.write, &args.output, None)?;
+    let target = Target::check(&args.output, format)?;
     let options = writer_options(&args.write, format)?;
     // Open the input first: a missing input must not leave anything behind.
     let input = input::open(&args.input)?;
@@ -38,8 +38,8 @@ pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Out
 
 pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let filter = args.selection.filter()?;
-    let target = Target::check(&args.output)?;
     let format = output_format(&args.write, &args.output, None)?;
+    let target = Target::check(&args.output, format)?;
     let options = writer_options(&args.write, format)?;
     let inputs = args
         .inputs

@@ -25,6 +25,8 @@ enum Kind {
     /// Something that exists and is no regular file (`/dev/null`, a FIFO): written in place,
     /// never replaced.
     Device,
+    /// A new folder (a ROS 2 bag), written beside it and renamed into place by its writer.
+    Folder,
 }
 
 /// A writer's output, and what to do with it once the writer has finished.
@@ -37,9 +39,13 @@ pub(crate) struct Opened {
 }
 
 impl Target {
-    /// Checks `path` before any work: `-` is standard output; an existing folder, or a path
-    /// whose folder does not exist, is refused now rather than after a long conversion.
-    pub(crate) fn check(path: &Path) -> Result<Self, Failure> {
+    /// Checks `path` for a log of `format` before any work: `-` is standard output; an existing
+    /// folder (or, for a ROS 2 bag, anything existing but an empty folder), or a path whose
+    /// folder does not exist, is refused now rather than after a long conversion.
+    pub(crate) fn check(path: &Path, format: Format) -> Result<Self, Failure> {
+        if format == Format::Rosbag2 {
+            return Self::check_folder(path);
+        }
         if path.as_os_str() == "-" {
             return Ok(Self {
                 path: path.to_owned(),
@@ -56,27 +62,35 @@ impl Target {
             }
             Ok(m) if m.is_file() => Kind::File,
             Ok(_) => Kind::Device,
-            Err(_) => {
-                let folder = match path.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p,
-                    _ => Path::new("."),
-                };
-                if !folder.is_dir() {
-                    return Err(Failure::about(
-                        format!(
-                            "cannot write the output: there is no folder {}",
-                            folder.display()
-                        ),
-                        path,
-                        None,
-                    ));
-                }
-                Kind::File
-            }
+            Err(_) => Kind::File,
         };
+        check_parent(path)?;
         Ok(Self {
             path: path.to_owned(),
             kind,
+        })
+    }
+
+    fn check_folder(path: &Path) -> Result<Self, Failure> {
+        if path.as_os_str() == "-" {
+            return Err(Failure::about(
+                "a ROS 2 bag is a folder: it cannot be written to standard output",
+                path,
+                None,
+            ));
+        }
+        let empty_folder = std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none());
+        if path.exists() && !empty_folder {
+            return Err(Failure::about(
+                "the output exists: a ROS 2 bag is written to a new (or empty) folder",
+                path,
+                None,
+            ));
+        }
+        check_parent(path)?;
+        Ok(Self {
+            path: path.to_owned(),
+            kind: Kind::Folder,
         })
     }
 
@@ -106,6 +120,12 @@ impl Target {
                     Output::file(&self.path).map_err(|e| Failure::create(e, &self.path))?;
                 return Ok(Opened {
                     output,
+                    spool: None,
+                });
+            }
+            Kind::Folder => {
+                return Ok(Opened {
+                    output: Output::directory(&self.path),
                     spool: None,
                 });
             }
@@ -158,6 +178,25 @@ impl Target {
             _ => display_path(&self.path),
         }
     }
+}
+
+/// The folder `path` goes in must exist.
+fn check_parent(path: &Path) -> Result<(), Failure> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if folder.is_dir() {
+        return Ok(());
+    }
+    Err(Failure::about(
+        format!(
+            "cannot write the output: there is no folder {}",
+            folder.display()
+        ),
+        path,
+        None,
+    ))
 }
 
 /// What remains of an [`Opened`] output once its writer took the [`Output`].

@@ -18,15 +18,14 @@ use crate::signals;
 use crate::size::human_bytes;
 
 pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let target = Target::check(&args.output)?;
     let whole = input::whole(&args.input)?;
     let input_format = format_of(&whole, &args.input)?;
     let settings = WriteSettings {
         format: args.format,
-        compression: None,
-        chunk_size: None,
+        ..WriteSettings::default()
     };
     let format = output_format(&settings, &args.output, Some(input_format))?;
+    let target = Target::check(&args.output, format)?;
     let bar = Bar::spinner("recovering");
     let (report, converted) = if format == input_format {
         (recover_to(&whole, &target, format, &args.input)?, false)
@@ -58,6 +57,8 @@ fn format_of(whole: &Whole, path: &Path) -> Result<Format, Failure> {
     let mut head = vec![0u8; robolog::SNIFF_LEN];
     let head = match whole {
         Whole::Bytes(data) => &data[..data.len().min(head.len())],
+        // A ROS 2 bag's folder.
+        Whole::File(file) if file.is_dir() => return Ok(Format::Rosbag2),
         Whole::File(file) => {
             let n = std::fs::File::open(file)
                 .and_then(|mut f| read_head(&mut f, &mut head))
@@ -135,14 +136,7 @@ fn recover_converted(
         }
         .map_err(|e| Failure::open(e, input))?;
         let log = robolog::open(&temp).map_err(|e| Failure::open(e, input))?;
-        let options = crate::convert::writer_options(
-            &WriteSettings {
-                format: None,
-                compression: None,
-                chunk_size: None,
-            },
-            format,
-        )?;
+        let options = crate::convert::writer_options(&WriteSettings::default(), format)?;
         let (output, spool) = target.open(format)?.split();
         let mut writer = robolog::create_writer(output, options)
             .map_err(|e| Failure::create(e, target.path()))?;

@@ -238,6 +238,8 @@ fn recover_rosbag2(input: &Path, output: &Path) -> Result<RecoverReport> {
         format: Format::Rosbag2,
         messages_recovered: r.messages_recovered,
         messages_lost: r.messages_lost,
+        // A ROS 2 bag's storage counts what it could not read.
+        messages_lost_known: true,
         bytes_dropped: 0,
         lossless: r.is_lossless(),
         details,

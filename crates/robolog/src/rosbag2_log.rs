@@ -171,7 +171,7 @@ impl Rosbag2Log {
             .messages()
             .time_range(filter.start_ns()..=filter.end_ns_inclusive())
             .order(match order {
-                Order::LogTime => robolog_rosbag2::Order::LogTime,
+                Order::LogTime | Order::Topic => robolog_rosbag2::Order::LogTime,
                 Order::File => robolog_rosbag2::Order::File,
             });
         if let Some(ids) = &selection.channels {
