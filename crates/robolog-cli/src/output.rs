@@ -99,9 +99,9 @@ impl Target {
         &self.path
     }
 
-    /// True for a regular file, written atomically.
-    pub(crate) fn writes_file(&self) -> bool {
-        self.kind == Kind::File
+    /// True for a path written atomically: a regular file, or a ROS 2 bag's folder.
+    pub(crate) fn writes_path(&self) -> bool {
+        matches!(self.kind, Kind::File | Kind::Folder)
     }
 
     /// True for standard output: reports then go to standard error.

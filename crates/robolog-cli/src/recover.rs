@@ -88,7 +88,7 @@ fn recover_to(
     input: &Path,
 ) -> Result<RecoverReport, Failure> {
     if let Whole::File(path) = whole
-        && target.writes_file()
+        && target.writes_path()
     {
         return robolog::recover_file(path, target.path()).map_err(|e| match e {
             e @ robolog::Error::Io(_) if path.exists() => Failure::create(e, target.path()),
