@@ -222,7 +222,7 @@ impl Printer<'_> {
             warn(&format!(
                 "{}: {}: the message at log time {} decoded, but {remark}; the definition may \
                  not match the data (the topic's other messages are not reported)",
-                crate::failure::display_path(file),
+                display_path(file),
                 message.channel.topic,
                 message.log_time_ns
             ));
