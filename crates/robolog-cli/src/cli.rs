@@ -40,6 +40,16 @@ pub(crate) enum Command {
     Recover(RecoverArgs),
     /// Merge logs into one, in log-time order.
     Merge(MergeArgs),
+    /// Copy a log keeping some of it: topics (names, globs, regexes; included and excluded),
+    /// a log-time window, attachments and metadata; in log-time, file or topic order.
+    Filter(FilterArgs),
+    /// Rewrite a log in log-time order.
+    Sort(RewriteArgs),
+    /// Rewrite a log with compressed chunks (zstd for MCAP, lz4 for bags, unless
+    /// --compression says).
+    Compress(RewriteArgs),
+    /// Rewrite a log with uncompressed chunks.
+    Decompress(RewriteArgs),
     /// ROS message definitions (.msg files, package trees, definition bundles).
     #[command(subcommand)]
     Msg(MsgCommand),
@@ -85,13 +95,18 @@ pub(crate) struct Selection {
     )]
     pub(crate) topics: Vec<String>,
     /// Only topics this regular expression matches whole (`/turtle[12]/.*`); repeat for more.
-    #[arg(long, value_name = "REGEX", visible_alias = "include-topic-regex")]
+    #[arg(
+        long,
+        short = 'y',
+        value_name = "REGEX",
+        visible_alias = "include-topic-regex"
+    )]
     pub(crate) topic_regex: Vec<String>,
     /// Leave out this topic (a name or a glob, as --topic); repeat for more.
     #[arg(long, value_name = "TOPIC")]
     pub(crate) exclude_topic: Vec<String>,
     /// Leave out the topics this regular expression matches whole; repeat for more.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, short = 'n', value_name = "REGEX")]
     pub(crate) exclude_topic_regex: Vec<String>,
     /// Only messages logged at or after this time: seconds since 1970 with an optional
     /// fraction (1396293900.5), nanoseconds (a bare integer from 10^12 on is nanoseconds, below
@@ -203,6 +218,75 @@ pub(crate) struct MergeArgs {
     pub(crate) write: WriteSettings,
     #[command(flatten)]
     pub(crate) selection: Selection,
+}
+
+/// The input and output of a command that rewrites one log.
+#[derive(Debug, Args)]
+pub(crate) struct InOut {
+    /// The input log; `-` reads standard input.
+    pub(crate) input: PathBuf,
+    /// The output: the input's format unless --format or the extension says otherwise; written
+    /// under a temporary name and renamed into place when complete (it may be the input's
+    /// path); `-` writes standard output.
+    #[arg(required_unless_present = "output_option")]
+    pub(crate) output: Option<PathBuf>,
+    /// The output, as the `mcap` CLI names it.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "OUT",
+        conflicts_with = "output"
+    )]
+    pub(crate) output_option: Option<PathBuf>,
+}
+
+impl InOut {
+    /// The output path, given either way.
+    pub(crate) fn output(&self) -> &std::path::Path {
+        self.output
+            .as_deref()
+            .or(self.output_option.as_deref())
+            .unwrap_or(std::path::Path::new("-"))
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FilterArgs {
+    #[command(flatten)]
+    pub(crate) files: InOut,
+    #[command(flatten)]
+    pub(crate) selection: Selection,
+    /// Leave the attachments out.
+    #[arg(long)]
+    pub(crate) drop_attachments: bool,
+    /// Leave the metadata records out.
+    #[arg(long)]
+    pub(crate) drop_metadata: bool,
+    /// The order of the messages written: by log time, as stored in the input (cheapest), or
+    /// topic after topic.
+    #[arg(long, value_enum, default_value = "log_time")]
+    pub(crate) order: OrderArg,
+    #[command(flatten)]
+    pub(crate) write: WriteSettings,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OrderArg {
+    /// By log time.
+    #[value(name = "log_time", alias = "log-time")]
+    LogTime,
+    /// As stored in the input.
+    File,
+    /// Topic after topic, each by log time.
+    Topic,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RewriteArgs {
+    #[command(flatten)]
+    pub(crate) files: InOut,
+    #[command(flatten)]
+    pub(crate) write: WriteSettings,
 }
 
 #[derive(Debug, Args)]

@@ -32,6 +32,7 @@ mod check;
 mod cli;
 mod convert;
 mod failure;
+mod filter;
 mod info;
 mod input;
 mod msg;
@@ -93,6 +94,10 @@ fn run(command: &Command, out: &mut dyn Write) -> Result<Outcome, Failure> {
         Command::Check(args) => check::run(args, out),
         Command::Recover(args) => recover::run(args, out),
         Command::Merge(args) => convert::run_merge(args, out),
+        Command::Filter(args) => filter::run_filter(args, out),
+        Command::Sort(args) => filter::run_preset(filter::Preset::Sort, args, out),
+        Command::Compress(args) => filter::run_preset(filter::Preset::Compress, args, out),
+        Command::Decompress(args) => filter::run_preset(filter::Preset::Decompress, args, out),
         Command::Msg(command) => msg::run(command, out),
     }
 }

@@ -7,5 +7,6 @@ mod commands;
 mod golden;
 mod interop;
 mod new_user;
+mod parity;
 mod readme;
 mod support;

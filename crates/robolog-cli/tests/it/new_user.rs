@@ -7,7 +7,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::support::{command, robolog, robolog_stdin};
+use crate::support::{command, piped, robolog, robolog_stdin};
 
 /// turtlesim, 8647 messages from 1396293887.844783943 s to 1396293909.544870199 s.
 const TURTLES: &str = "testdata/bags/upstream/rosbag.js/example-bz2.bag";
@@ -343,28 +343,6 @@ fn stdin_of(args: &[&str], file: &str) -> crate::support::Run {
     robolog_stdin(
         args,
         &robolog_testkit::testdata::workspace_root().join(file),
-    )
-}
-
-/// `robolog ARGS` with `input` written into its standard input through a pipe.
-fn piped(args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
-    let mut child = command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    (
-        output.status.code().unwrap(),
-        output.stdout,
-        String::from_utf8(output.stderr).unwrap(),
     )
 }
 

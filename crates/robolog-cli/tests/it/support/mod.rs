@@ -2,8 +2,9 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// What one run of `robolog` gave.
 pub(crate) struct Run {
@@ -87,4 +88,26 @@ pub(crate) fn assert_error_line(stderr: &str, file: &str, offset: Option<u64>) -
     };
     assert!(line.ends_with(&tail), "{line:?} should end with {tail:?}");
     line.to_owned()
+}
+
+/// `robolog ARGS` with `input` written into its standard input through a pipe.
+pub(crate) fn piped(args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run robolog");
+    let mut stdin = child.stdin.take().expect("run robolog");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("run robolog");
+    writer.join().expect("run robolog");
+    (
+        output.status.code().expect("run robolog"),
+        output.stdout,
+        String::from_utf8(output.stderr).expect("run robolog"),
+    )
 }
