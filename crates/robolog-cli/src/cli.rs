@@ -50,9 +50,135 @@ pub(crate) enum Command {
     Compress(RewriteArgs),
     /// Rewrite a log with uncompressed chunks.
     Decompress(RewriteArgs),
+    /// List a log's channels, schemas, chunks, attachments or metadata.
+    #[command(subcommand)]
+    List(ListCommand),
+    /// Where a log's bytes go: by record kind (MCAP), by topic, by chunk compression.
+    Du(ListArgs),
+    /// Write out an attachment or print a metadata record.
+    #[command(subcommand)]
+    Get(GetCommand),
+    /// Add an attachment or a metadata record to a log (rewritten under a temporary name and
+    /// renamed into place).
+    #[command(subcommand)]
+    Add(AddCommand),
     /// ROS message definitions (.msg files, package trees, definition bundles).
     #[command(subcommand)]
     Msg(MsgCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell), to source or to
+    /// install where the shell looks for completions.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ListCommand {
+    /// Channels: id, topic, schema, message encoding, message count, metadata.
+    Channels(ListArgs),
+    /// Schemas: id, name, encoding, size, and the topics that use each.
+    Schemas(ListArgs),
+    /// Chunks (MCAP, bag 2.0): offset, times, compression, sizes.
+    Chunks(ListArgs),
+    /// Attachments: name, media type, times, size, offset.
+    Attachments(ListArgs),
+    /// Metadata records: name and key-value pairs.
+    Metadata(ListArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// The log; `-` reads standard input.
+    pub(crate) file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum GetCommand {
+    /// Write an attachment's content to standard output or to a file.
+    Attachment(GetAttachmentArgs),
+    /// Print a metadata record's pairs as a JSON object.
+    Metadata(GetMetadataArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct GetAttachmentArgs {
+    /// The log; `-` reads standard input.
+    pub(crate) file: PathBuf,
+    /// The attachment's name.
+    #[arg(long, short = 'n')]
+    pub(crate) name: String,
+    /// The attachment's record offset (as `list attachments` shows it), to pick one of several
+    /// with the same name.
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) offset: Option<u64>,
+    /// Write it to this file (written under a temporary name, renamed into place) instead of
+    /// standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct GetMetadataArgs {
+    /// The log; `-` reads standard input.
+    pub(crate) file: PathBuf,
+    /// The record's name (every record of that name is printed, one JSON object a line).
+    #[arg(long, short = 'n')]
+    pub(crate) name: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum AddCommand {
+    /// Add a file as an attachment (MCAP).
+    Attachment(AddAttachmentArgs),
+    /// Add a metadata record (MCAP; BDDF file annotations).
+    Metadata(AddMetadataArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AddAttachmentArgs {
+    /// The log to add to.
+    pub(crate) file: PathBuf,
+    /// The file to attach.
+    #[arg(long = "file", short = 'f', value_name = "PATH")]
+    pub(crate) file_to_attach: PathBuf,
+    /// Its name in the log (default: the file's name).
+    #[arg(long, short = 'n')]
+    pub(crate) name: Option<String>,
+    /// Its media type.
+    #[arg(long, default_value = "application/octet-stream")]
+    pub(crate) media_type: String,
+    /// Its log time (the forms --start takes; default: now).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub(crate) log_time: Option<u64>,
+    /// Its creation time (the forms --start takes; default: the file's modification time).
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub(crate) create_time: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AddMetadataArgs {
+    /// The log to add to.
+    pub(crate) file: PathBuf,
+    /// The record's name.
+    #[arg(long, short = 'n')]
+    pub(crate) name: String,
+    /// A pair, KEY=VALUE; repeat for more.
+    #[arg(long, short = 'k', value_name = "KEY=VALUE", required = true, value_parser = parse_pair)]
+    pub(crate) key: Vec<(String, String)>,
+}
+
+fn parse_pair(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| format!("{text:?} is not KEY=VALUE"))
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

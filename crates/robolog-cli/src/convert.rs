@@ -32,6 +32,7 @@ pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Out
         options,
         convert: ConvertOptions::new().filter(filter),
         verb: "converting",
+        extras: Vec::new(),
     };
     job.run(out)
 }
@@ -53,6 +54,7 @@ pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome
         options,
         convert: ConvertOptions::new().filter(filter),
         verb: "merging",
+        extras: Vec::new(),
     };
     job.run(out)
 }
@@ -67,6 +69,14 @@ pub(crate) struct Job<'a> {
     pub(crate) convert: ConvertOptions<'a>,
     /// For the progress bar: `converting`, `merging`, `filtering`.
     pub(crate) verb: &'static str,
+    /// Written after what the inputs hold (`add`).
+    pub(crate) extras: Vec<Extra>,
+}
+
+/// An attachment or a metadata record to add to an output.
+pub(crate) enum Extra {
+    Attachment(robolog::Attachment),
+    Metadata(robolog::Metadata),
 }
 
 impl Job<'_> {
@@ -80,10 +90,15 @@ impl Job<'_> {
             options,
             convert,
             verb,
+            extras,
         } = self;
         let (output, spool) = target.open(format)?.split();
         let mut writer = robolog::create_writer(output, options)
             .map_err(|e| Failure::create(e, target.path()))?;
+        // A BDDF file's annotations come before its first message.
+        if format == Format::Bddf {
+            write_extras(&extras, &mut *writer, format, &target)?;
+        }
         let bar = Bar::messages(verb, None);
         let progress = convert.keep_going(true).progress(|p| {
             if let Some(total) = p.total_messages {
@@ -129,6 +144,9 @@ impl Job<'_> {
             }
             robolog::merge(&logs, &mut *writer, progress).map_err(|e| input_error(e, &paths))?
         };
+        if format != Format::Bddf {
+            write_extras(&extras, &mut *writer, format, &target)?;
+        }
         let finished = writer
             .finish()
             .map_err(|e| Failure::create(e, target.path()))?;
@@ -137,6 +155,12 @@ impl Job<'_> {
         let mut stderr = std::io::stderr();
         let report_to: &mut dyn Write = if target.is_stdout() { &mut stderr } else { out };
         write_report(&report, &finished, format, &target, report_to)?;
+        for extra in &extras {
+            match extra {
+                Extra::Attachment(a) => writeln!(report_to, "added attachment {:?}", a.name)?,
+                Extra::Metadata(m) => writeln!(report_to, "added metadata record {:?}", m.name)?,
+            }
+        }
         let mut damaged = false;
         if let [only] = &paths[..] {
             damaged |= report_problems(&report.input_problems, only);
@@ -164,6 +188,29 @@ impl Job<'_> {
             Outcome::Ok
         })
     }
+}
+
+/// Writes what `add` adds; an error when the writer cannot hold it.
+fn write_extras(
+    extras: &[Extra],
+    writer: &mut dyn robolog::LogWriter,
+    format: Format,
+    target: &Target,
+) -> Result<(), Failure> {
+    for extra in extras {
+        let (written, what) = match extra {
+            Extra::Attachment(a) => (writer.write_attachment(a), "an attachment"),
+            Extra::Metadata(m) => (writer.write_metadata(m), "a metadata record"),
+        };
+        if !written.map_err(|e| Failure::create(e, target.path()))? {
+            return Err(Failure::about(
+                format!("{format} cannot hold {what}"),
+                target.path(),
+                None,
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The output format: `--format`, else the output's extension, else `default` (the input's,

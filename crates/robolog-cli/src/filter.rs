@@ -106,6 +106,7 @@ fn rewrite(
         options,
         convert,
         verb,
+        extras: Vec::new(),
     }
     .run(out)
 }

@@ -348,9 +348,7 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "metadata: {}", info.metadata.len())?;
         for m in info.metadata {
             writeln!(out, "  {}:", m.name)?;
-            for (key, value) in &m.entries {
-                writeln!(out, "    {key} = {value}")?;
-            }
+            crate::list::write_entries(out, &m.entries, "    ")?;
         }
     }
     if !info.problems.is_empty() {

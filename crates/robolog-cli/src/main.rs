@@ -35,9 +35,11 @@ mod failure;
 mod filter;
 mod info;
 mod input;
+mod list;
 mod msg;
 mod output;
 mod progress;
+mod records;
 mod recover;
 mod report;
 mod selection;
@@ -98,6 +100,15 @@ fn run(command: &Command, out: &mut dyn Write) -> Result<Outcome, Failure> {
         Command::Sort(args) => filter::run_preset(filter::Preset::Sort, args, out),
         Command::Compress(args) => filter::run_preset(filter::Preset::Compress, args, out),
         Command::Decompress(args) => filter::run_preset(filter::Preset::Decompress, args, out),
+        Command::List(command) => list::run(command, out),
+        Command::Du(args) => list::run_du(args, out),
+        Command::Get(command) => records::run_get(command, out),
+        Command::Add(command) => records::run_add(command, out),
         Command::Msg(command) => msg::run(command, out),
+        Command::Completions(args) => {
+            use clap::CommandFactory;
+            clap_complete::generate(args.shell, &mut Cli::command(), "robolog", out);
+            Ok(Outcome::Ok)
+        }
     }
 }

@@ -14,7 +14,9 @@ use crate::log::{MessagesInner, channel_by_id};
 use crate::model::{Channel, Message, Schema};
 use crate::problem::{Problem, Severity};
 use crate::query::{Filter, Order, Selection};
-use crate::summary::{ChannelSummary, ChunkSummary, CompressionSummary, IndexUse, Summary};
+use crate::summary::{
+    ChannelSummary, ChunkInfo, ChunkSummary, CompressionSummary, IndexUse, Summary,
+};
 
 /// Builds channels from connections, one schema per distinct (type, md5sum, definition).
 ///
@@ -114,6 +116,27 @@ impl BagLog {
         }
         problems.extend(bag.problems().iter().skip(stated_by_bag).map(bag_problem));
         Ok((Self { bag }, channels, problems))
+    }
+
+    pub(crate) fn chunks(&self) -> Result<Vec<ChunkInfo>> {
+        self.bag
+            .chunks()
+            .zip(self.bag.chunk_headers())
+            .map(|(info, header)| {
+                let header = header?;
+                Ok(ChunkInfo {
+                    offset: info.position,
+                    start_ns: info.start_ns,
+                    end_ns: info.end_ns,
+                    compression: header.compression.name().to_owned(),
+                    compressed_bytes: header.compressed_size,
+                    uncompressed_bytes: header.uncompressed_size,
+                    message_count: Some(
+                        info.message_counts.iter().map(|&(_, n)| u64::from(n)).sum(),
+                    ),
+                })
+            })
+            .collect()
     }
 
     pub(crate) fn summary(&self, channels: &[Arc<Channel>], file_size: u64) -> Summary {

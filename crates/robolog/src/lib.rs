@@ -155,7 +155,8 @@ pub use rosbag2_writer::Rosbag2Writer;
 pub use sniff::{SNIFF_LEN, sniff};
 pub use stream::{Item, LogStream, open_reader};
 pub use summary::{
-    AttachmentSummary, ChannelSummary, ChunkSummary, CompressionSummary, IndexUse, Summary,
+    AttachmentSummary, ChannelSummary, ChunkInfo, ChunkSummary, CompressionSummary, IndexUse,
+    Summary,
 };
 pub use writer::{Finished, LogWriter, Output, WriterOptions, create_writer};
 

@@ -13,7 +13,7 @@ use crate::model::{Attachment, Channel, Message, Metadata};
 use crate::problem::Problem;
 use crate::query::{Filter, Order, Selection};
 use crate::sniff::{SNIFF_LEN, sniff};
-use crate::summary::Summary;
+use crate::summary::{ChunkInfo, Summary};
 
 /// What to do with BDDF timestamps before 1970, which the model's `u64` log times cannot hold.
 ///
@@ -244,6 +244,19 @@ impl Log {
                 feature = "rosbag2"
             )))]
             Backend::Unavailable(never) => match *never {},
+        }
+    }
+
+    /// The chunks, from the index, in file order: those of an MCAP file and of a 2.0 bag (the
+    /// other formats have none: empty). Reads no chunk.
+    pub fn chunks(&self) -> Result<Vec<ChunkInfo>> {
+        match &self.backend {
+            #[cfg(feature = "rosbag")]
+            Backend::Bag(b) => b.chunks(),
+            #[cfg(feature = "mcap")]
+            Backend::Mcap(b) => Ok(b.chunks()),
+            #[allow(unreachable_patterns)]
+            _ => Ok(Vec::new()),
         }
     }
 

@@ -14,7 +14,8 @@ use crate::model::{Attachment, Channel, Message, Metadata, Schema};
 use crate::problem::Problem;
 use crate::query::{Filter, Order, Selection};
 use crate::summary::{
-    AttachmentSummary, ChannelSummary, ChunkSummary, CompressionSummary, IndexUse, Summary,
+    AttachmentSummary, ChannelSummary, ChunkInfo, ChunkSummary, CompressionSummary, IndexUse,
+    Summary,
 };
 
 /// Turns MCAP schema and channel records into the model, sharing one `Arc<Schema>` per schema
@@ -244,6 +245,26 @@ impl McapLog {
         Some(header.profile.to_string())
     }
 
+    pub(crate) fn chunks(&self) -> Vec<ChunkInfo> {
+        let mut chunks: Vec<ChunkInfo> = self
+            .reader
+            .summary()
+            .chunk_indexes
+            .iter()
+            .map(|c| ChunkInfo {
+                offset: c.chunk_start_offset,
+                start_ns: c.message_start_time,
+                end_ns: c.message_end_time,
+                compression: compression_name(&c.compression),
+                compressed_bytes: c.compressed_size,
+                uncompressed_bytes: c.uncompressed_size,
+                message_count: None,
+            })
+            .collect();
+        chunks.sort_by_key(|c| c.offset);
+        chunks
+    }
+
     pub(crate) fn summary(&self, channels: &[Arc<Channel>], file_size: u64) -> Result<Summary> {
         let s = self.reader.summary();
         let mut properties = BTreeMap::new();
@@ -269,11 +290,7 @@ impl McapLog {
         };
         let mut by_compression: BTreeMap<String, CompressionSummary> = BTreeMap::new();
         for chunk in &s.chunk_indexes {
-            let name = if chunk.compression.is_empty() {
-                "none".to_owned()
-            } else {
-                chunk.compression.to_string()
-            };
+            let name = compression_name(&chunk.compression);
             let entry = by_compression
                 .entry(name.clone())
                 .or_insert_with(|| CompressionSummary {
@@ -489,5 +506,14 @@ impl McapMessages {
             sequence: Some(sequence),
             data,
         })
+    }
+}
+
+/// A chunk's compression as the summaries name it: `none` for MCAP's empty string.
+fn compression_name(compression: &str) -> String {
+    if compression.is_empty() {
+        "none".to_owned()
+    } else {
+        compression.to_owned()
     }
 }

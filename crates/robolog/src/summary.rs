@@ -76,6 +76,26 @@ pub struct CompressionSummary {
     pub uncompressed_bytes: u64,
 }
 
+/// One chunk of a log ([`crate::Log::chunks`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ChunkInfo {
+    /// Offset of the chunk record in the file.
+    pub offset: u64,
+    /// Earliest log time in the chunk, in nanoseconds.
+    pub start_ns: u64,
+    /// Latest log time in the chunk, in nanoseconds.
+    pub end_ns: u64,
+    /// `none`, `lz4`, `zstd`, `bz2`.
+    pub compression: String,
+    /// Bytes stored.
+    pub compressed_bytes: u64,
+    /// Bytes once decompressed.
+    pub uncompressed_bytes: u64,
+    /// Messages in the chunk, when the index says without reading it (bags).
+    pub message_count: Option<u64>,
+}
+
 /// An attachment, without its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AttachmentSummary {

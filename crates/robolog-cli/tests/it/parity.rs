@@ -222,3 +222,319 @@ fn compress_and_decompress_change_only_the_chunks() {
     .expect(2);
     assert!(refused.stderr.contains("compress"), "{}", refused.stderr);
 }
+
+// ------------------------------------------------------------------------------------ listings
+
+const DEMO: &str = "testdata/samples/demo-zstd.mcap";
+
+#[test]
+fn list_shows_each_part_of_a_log_from_its_index() {
+    let channels = robolog(["list", "channels", DEMO, "--json"])
+        .expect(0)
+        .json();
+    let topics: Vec<(&str, u64, Option<&str>)> = channels
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["topic"].as_str().unwrap(),
+                c["message_count"].as_u64().unwrap(),
+                c["schema_name"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        topics,
+        [
+            ("/points", 100, Some("demo.Point")),
+            ("/chatter", 100, Some("std_msgs/String")),
+            ("/blob", 100, None)
+        ]
+    );
+    let schemas = robolog(["list", "schemas", DEMO]).expect(0).stdout;
+    let lines: Vec<&str> = schemas.lines().collect();
+    assert_eq!(lines.len(), 3, "{schemas}");
+    assert!(lines[2].contains("std_msgs/String") && lines[2].ends_with("/chatter"));
+
+    // Chunks: the same totals as info's.
+    let chunks = robolog(["list", "chunks", DEMO, "--json"]).expect(0).json();
+    let chunks = chunks.as_array().unwrap();
+    let info = robolog(["info", DEMO, "--json"]).expect(0).json();
+    assert_eq!(
+        chunks.len() as u64,
+        info["chunks"]["count"].as_u64().unwrap()
+    );
+    let stored: u64 = chunks
+        .iter()
+        .map(|c| c["compressed_bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(stored, info["chunks"]["compressed_bytes"].as_u64().unwrap());
+    assert!(
+        chunks
+            .windows(2)
+            .all(|w| w[0]["offset"].as_u64() < w[1]["offset"].as_u64())
+    );
+    // A bag's chunk knows its message count.
+    let bag = robolog(["list", "chunks", TURTLES, "--json"])
+        .expect(0)
+        .json();
+    assert_eq!(bag[0]["message_count"], 8647);
+    assert_eq!(bag[0]["compression"], "bz2");
+
+    let attachments = robolog(["list", "attachments", DEMO]).expect(0).stdout;
+    assert!(
+        attachments.contains("calibration.json  application/json"),
+        "{attachments}"
+    );
+    let metadata = robolog(["list", "metadata", DEMO]).expect(0).stdout;
+    assert_eq!(
+        metadata,
+        "run_info:\n  git_sha = 0123abcd\n  robot_id = r2\n  site = lab\n"
+    );
+
+    // Where a format has no such thing, it says so.
+    let none = robolog(["list", "attachments", TURTLES]).expect(1);
+    assert!(
+        none.stderr.contains("a ROS bag holds no attachments"),
+        "{}",
+        none.stderr
+    );
+    let none = robolog(["list", "chunks", "testdata/bddf/sample.bddf"]).expect(1);
+    assert!(
+        none.stderr.contains("a BDDF file has no chunks"),
+        "{}",
+        none.stderr
+    );
+}
+
+#[test]
+fn info_indents_a_metadata_value_of_several_lines() {
+    // rosbag2 stores its metadata.yaml as one metadata value.
+    let info = robolog(["info", "testdata/rosbag2/files/topics_and_services.mcap"])
+        .expect(0)
+        .stdout;
+    assert!(
+        info.contains(
+            "    serialized_metadata =\n        version: 8\n        storage_identifier: mcap\n"
+        ),
+        "{info}"
+    );
+}
+
+#[test]
+fn du_adds_up_to_the_file_and_to_the_payload() {
+    let du = robolog(["du", DEMO, "--json"]).expect(0).json();
+    let size = std::fs::metadata(robolog_testkit::testdata::workspace_root().join(DEMO))
+        .unwrap()
+        .len();
+    assert_eq!(du["file_size"], size);
+    let records = du["records"].as_array().unwrap();
+    let total: u64 = records.iter().map(|r| r["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(total, size);
+    let kind = |name: &str| {
+        records
+            .iter()
+            .find(|r| r["kind"] == name)
+            .map(|r| r["count"].as_u64().unwrap())
+    };
+    assert_eq!(kind("Chunk"), Some(10));
+    assert_eq!(kind("MessageIndex"), Some(30));
+    assert_eq!(kind("Footer"), Some(1));
+    // Payload by topic: what cat prints.
+    let payload = |topic: &str| -> u64 {
+        robolog(["cat", DEMO, "--json", "--topic", topic])
+            .expect(0)
+            .json_lines()
+            .iter()
+            .map(|m| m["size"].as_u64().unwrap())
+            .sum()
+    };
+    for t in du["topics"].as_array().unwrap() {
+        let topic = t["topic"].as_str().unwrap();
+        assert_eq!(t["bytes"].as_u64().unwrap(), payload(topic), "{topic}");
+        assert_eq!(t["messages"], 100);
+    }
+    assert_eq!(du["chunks"][0]["compression"], "zstd");
+    // A cut file: what is left after the last whole record is counted as such, exit 1.
+    let cut = robolog(["du", "testdata/samples/demo-zstd-truncated.mcap", "--json"]).expect(1);
+    let cut = cut.json();
+    let records = cut["records"].as_array().unwrap();
+    let total: u64 = records.iter().map(|r| r["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(total, 23834);
+    assert!(records.iter().any(|r| r["kind"] == "cut or unreadable"));
+    // Other formats: topics and chunks.
+    let bag = robolog(["du", TURTLES]).expect(0).stdout;
+    assert!(bag.contains("bz2"), "{bag}");
+    assert!(bag.contains("/tf "), "{bag}");
+}
+
+// ---------------------------------------------------------------------------------- get, add
+
+#[test]
+fn add_then_get_round_trips_attachments_and_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.mcap");
+    std::fs::copy(robolog_testkit::testdata::workspace_root().join(DEMO), &log).unwrap();
+    let note = dir.path().join("notes.txt");
+    std::fs::write(&note, b"calibrated on site\n").unwrap();
+    let added = robolog([
+        "add".as_ref(),
+        "attachment".as_ref(),
+        log.as_os_str(),
+        "--file".as_ref(),
+        note.as_os_str(),
+        "--media-type".as_ref(),
+        "text/plain".as_ref(),
+        "--log-time".as_ref(),
+        "1700000001.5".as_ref(),
+    ])
+    .expect(0);
+    assert!(
+        added.stdout.contains("added attachment \"notes.txt\""),
+        "{}",
+        added.stdout
+    );
+    robolog([
+        "add".as_ref(),
+        "metadata".as_ref(),
+        log.as_os_str(),
+        "-n".as_ref(),
+        "site".as_ref(),
+        "-k".as_ref(),
+        "city=Zürich".as_ref(),
+        "-k".as_ref(),
+        "expr=a=b".as_ref(),
+    ])
+    .expect(0);
+    // Nothing else changed, nothing left behind.
+    let info = info(&log);
+    assert_eq!(info["message_count"], 300);
+    assert_eq!(info["attachments"].as_array().unwrap().len(), 2);
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    robolog(["check".as_ref(), log.as_os_str()]).expect(0);
+
+    let got = robolog([
+        "get".as_ref(),
+        "attachment".as_ref(),
+        log.as_os_str(),
+        "--name".as_ref(),
+        "notes.txt".as_ref(),
+    ])
+    .expect(0);
+    assert_eq!(got.stdout, "calibrated on site\n");
+    let listed = robolog([
+        "list".as_ref(),
+        "attachments".as_ref(),
+        log.as_os_str(),
+        "--json".as_ref(),
+    ])
+    .expect(0)
+    .json();
+    assert_eq!(listed[1]["name"], "notes.txt");
+    assert_eq!(listed[1]["log_time_ns"], 1_700_000_001_500_000_000_u64);
+    let copy = dir.path().join("copy.json");
+    robolog([
+        "get".as_ref(),
+        "attachment".as_ref(),
+        log.as_os_str(),
+        "-n".as_ref(),
+        "calibration.json".as_ref(),
+        "-o".as_ref(),
+        copy.as_os_str(),
+    ])
+    .expect(0);
+    assert_eq!(
+        std::fs::read_to_string(&copy).unwrap(),
+        r#"{"fx": 500.0, "fy": 500.0, "cx": 320, "cy": 240}"#
+    );
+    let site = robolog([
+        "get".as_ref(),
+        "metadata".as_ref(),
+        log.as_os_str(),
+        "-n".as_ref(),
+        "site".as_ref(),
+    ])
+    .expect(0);
+    assert_eq!(site.stdout, "{\"city\":\"Zürich\",\"expr\":\"a=b\"}\n");
+    let missing = robolog([
+        "get".as_ref(),
+        "metadata".as_ref(),
+        log.as_os_str(),
+        "-n".as_ref(),
+        "nope".as_ref(),
+    ])
+    .expect(1);
+    assert!(missing.stderr.contains("no metadata record named \"nope\""));
+
+    // A bag holds no attachments: refused, the bag untouched.
+    let bag = dir.path().join("t.bag");
+    std::fs::copy(
+        robolog_testkit::testdata::workspace_root().join(TURTLES),
+        &bag,
+    )
+    .unwrap();
+    let before = std::fs::read(&bag).unwrap();
+    let refused = robolog([
+        "add".as_ref(),
+        "attachment".as_ref(),
+        bag.as_os_str(),
+        "-f".as_ref(),
+        note.as_os_str(),
+    ])
+    .expect(1);
+    assert!(
+        refused.stderr.contains("holds no attachments"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(std::fs::read(&bag).unwrap(), before);
+}
+
+#[test]
+fn add_metadata_to_a_bddf_file_becomes_annotations() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.bddf");
+    std::fs::copy(
+        robolog_testkit::testdata::workspace_root().join("testdata/bddf/sample.bddf"),
+        &log,
+    )
+    .unwrap();
+    robolog([
+        "add".as_ref(),
+        "metadata".as_ref(),
+        log.as_os_str(),
+        "-n".as_ref(),
+        "run".as_ref(),
+        "-k".as_ref(),
+        "id=7".as_ref(),
+    ])
+    .expect(0);
+    let listed = robolog(["list".as_ref(), "metadata".as_ref(), log.as_os_str()])
+        .expect(0)
+        .stdout;
+    assert!(listed.contains("  run:id = 7\n"), "{listed}");
+    assert!(
+        listed.contains("  bosdyn:robot-serial-number = spot-BD-0001\n"),
+        "{listed}"
+    );
+}
+
+// ------------------------------------------------------------------------------- completions
+
+#[test]
+fn completions_know_every_command() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = robolog(["completions", shell]).expect(0).stdout;
+        for command in ["filter", "decompress", "attachments", "completions"] {
+            assert!(script.contains(command), "{shell} lacks {command}");
+        }
+    }
+    let bash = robolog(["completions", "bash"]).expect(0).stdout;
+    assert!(bash.contains("complete -F _robolog"), "{bash}");
+    robolog(["completions", "tcsh"]).expect(2);
+}
