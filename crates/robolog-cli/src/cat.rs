@@ -1,14 +1,14 @@
 //! `robolog cat`: messages as lines of text or JSON, from a file or standard input. Damage is
 //! reported and read past; a message that cannot be decoded is reported and skipped.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use base64::Engine as _;
 use robolog::{Decoded, Decoder, Filter, Log, LogStream, Message, TopicMatcher};
 
-use crate::cli::CatArgs;
+use crate::cli::{CatArgs, CatFormat};
 use crate::failure::{Failure, Outcome, display_path};
 use crate::input::{self, Input, Pipe};
 use crate::progress::Bar;
@@ -20,10 +20,17 @@ const PROGRESS_EVERY: u64 = 1024;
 
 pub(crate) fn run(args: &CatArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let filter = args.selection.filter()?;
+    let format = if args.json {
+        CatFormat::Json
+    } else {
+        args.format
+    };
     let mut printer = Printer {
         out,
-        json: args.json,
-        decoder: args.decode.then(Decoder::new),
+        json: format == CatFormat::Json,
+        csv: (format == CatFormat::Csv).then(Csv::default),
+        // CSV columns are the decoded fields.
+        decoder: (args.decode || format == CatFormat::Csv).then(Decoder::new),
         topic_width: 0,
         type_width: 0,
         warned: HashSet::new(),
@@ -62,6 +69,16 @@ fn cat_log(
         .channels
         .iter()
         .filter(|c| selection.contains(c.channel.id));
+    if printer.csv.is_some() {
+        let topics: BTreeSet<&str> = selected
+            .clone()
+            .filter(|c| c.message_count > 0)
+            .map(|c| c.channel.topic.as_str())
+            .collect();
+        if topics.len() > 1 {
+            return Err(csv_topics(&topics.into_iter().collect::<Vec<_>>()));
+        }
+    }
     for entry in selected.clone() {
         printer.topic_width = printer.topic_width.max(entry.channel.topic.chars().count());
         printer.type_width = printer
@@ -177,9 +194,23 @@ fn not_decodable(error: robolog::DecodeError) -> String {
     format!("{error}; pick the topics to decode with --topic")
 }
 
+/// Refuses CSV of several topics: their columns differ.
+fn csv_topics(topics: &[&str]) -> Failure {
+    Failure::usage(
+        clap::error::ErrorKind::ArgumentConflict,
+        format!(
+            "--format csv prints one topic (its fields are the columns), and {} are selected: \
+             choose one with --topic",
+            topics.join(", ")
+        ),
+    )
+}
+
 struct Printer<'o> {
     out: &'o mut dyn Write,
     json: bool,
+    /// CSV output: the columns and the topic, fixed by the first message.
+    csv: Option<Csv>,
     decoder: Option<Decoder>,
     /// Column widths for text output, from the channels known in advance.
     topic_width: usize,
@@ -227,7 +258,12 @@ impl Printer<'_> {
                 message.log_time_ns
             ));
         }
-        if self.json {
+        if let Some(csv) = &mut self.csv {
+            let Some(decoded) = &decoded else {
+                return Ok(false);
+            };
+            csv.row(&mut *self.out, message, decoded, file)?;
+        } else if self.json {
             write_json_line(self.out, message, decoded.as_ref())?;
         } else {
             let channel = &message.channel;
@@ -251,6 +287,195 @@ impl Printer<'_> {
             self.out.write_all(b"\n")?;
         }
         Ok(true)
+    }
+}
+
+/// CSV rows of one topic's decoded messages.
+#[derive(Default)]
+struct Csv {
+    /// The topic and the flattened field names, from the first message.
+    columns: Option<(String, Vec<String>)>,
+    /// Whether a message with fields outside the columns was reported.
+    warned: bool,
+}
+
+impl Csv {
+    fn row(
+        &mut self,
+        out: &mut dyn Write,
+        message: &Message,
+        decoded: &Decoded<'_>,
+        file: &Path,
+    ) -> Result<(), Failure> {
+        let mut json = Vec::new();
+        decoded.write_json(&mut json)?;
+        let fields = flatten(&json).map_err(std::io::Error::from)?;
+        let topic = &message.channel.topic;
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let failed = |e: csv::Error| Failure::msg(format!("cannot write CSV: {e}"));
+        let (first_topic, columns) = match &self.columns {
+            Some(columns) => columns,
+            None => {
+                let columns: Vec<String> = fields.iter().map(|(name, _)| name.clone()).collect();
+                writer
+                    .write_record(
+                        ["log_time", "publish_time"]
+                            .into_iter()
+                            .chain(columns.iter().map(String::as_str)),
+                    )
+                    .map_err(failed)?;
+                self.columns.insert((topic.clone(), columns))
+            }
+        };
+        if first_topic != topic {
+            return Err(csv_topics(&[first_topic.as_str(), topic.as_str()]));
+        }
+        let mut by_name: HashMap<&str, &str> = fields
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        let mut cells: Vec<&str> = Vec::with_capacity(columns.len() + 2);
+        let log_time = message.log_time_ns.to_string();
+        let publish_time = message
+            .publish_time_ns
+            .map_or_else(String::new, |t| t.to_string());
+        cells.push(&log_time);
+        cells.push(&publish_time);
+        for column in columns {
+            cells.push(by_name.remove(column.as_str()).unwrap_or(""));
+        }
+        writer.write_record(&cells).map_err(failed)?;
+        if !by_name.is_empty() && !self.warned {
+            self.warned = true;
+            warn(&format!(
+                "{}: {topic}: the message at log time {} has fields the first message had not \
+                 (a longer array?): the columns are the first message's, the rest is left out",
+                display_path(file),
+                message.log_time_ns
+            ));
+        }
+        let line = writer
+            .into_inner()
+            .map_err(|e| Failure::msg(format!("cannot write CSV: {e}")))?;
+        out.write_all(&line)?;
+        Ok(())
+    }
+}
+
+/// The scalar leaves of a decoded message's JSON as (dotted path, text), in the order of the
+/// definition's fields: objects by field name, arrays by index; null is empty.
+fn flatten(json: &[u8]) -> serde_json::Result<Vec<(String, String)>> {
+    use serde::de::DeserializeSeed;
+    let mut out = Vec::new();
+    let mut path = String::new();
+    let mut reader = serde_json::Deserializer::from_slice(json);
+    Leaves {
+        path: &mut path,
+        out: &mut out,
+    }
+    .deserialize(&mut reader)?;
+    reader.end()?;
+    Ok(out)
+}
+
+/// Walks a JSON value as it is parsed, keeping the fields' order (a `serde_json::Value` would
+/// sort them).
+struct Leaves<'a> {
+    path: &'a mut String,
+    out: &'a mut Vec<(String, String)>,
+}
+
+impl Leaves<'_> {
+    fn leaf(self, text: String) {
+        self.out.push((self.path.clone(), text));
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Leaves<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Leaves<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a decoded message")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.leaf(v.to_string());
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.leaf(v.to_string());
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.leaf(v.to_string());
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        self.leaf(serde_json::Number::from_f64(v).map_or_else(String::new, |n| n.to_string()));
+        Ok(())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.leaf(v.to_owned());
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.leaf(String::new());
+        Ok(())
+    }
+
+    fn visit_none<E>(self) -> Result<(), E> {
+        self.leaf(String::new());
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0usize;
+        loop {
+            let len = self.path.len();
+            if !self.path.is_empty() {
+                self.path.push('.');
+            }
+            self.path.push_str(&index.to_string());
+            let more = seq.next_element_seed(Leaves {
+                path: &mut *self.path,
+                out: &mut *self.out,
+            });
+            self.path.truncate(len);
+            if more?.is_none() {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            let len = self.path.len();
+            if !self.path.is_empty() {
+                self.path.push('.');
+            }
+            self.path.push_str(&key);
+            let value = map.next_value_seed(Leaves {
+                path: &mut *self.path,
+                out: &mut *self.out,
+            });
+            self.path.truncate(len);
+            value?;
+        }
+        Ok(())
     }
 }
 

@@ -197,15 +197,31 @@ pub(crate) struct CatArgs {
     #[command(flatten)]
     pub(crate) selection: Selection,
     /// Print JSON Lines: topic, log_time, publish_time, sequence, schema_name,
-    /// message_encoding, size and data_base64 (or message with --decode).
-    #[arg(long)]
+    /// message_encoding, size and data_base64 (or message with --decode). The same as
+    /// `--format json`.
+    #[arg(long, conflicts_with = "format")]
     pub(crate) json: bool,
-    /// Decode the messages (ROS 1 and JSON encodings).
+    /// How to print each message: a line of text, a JSON line, or (for one topic, decoded) a
+    /// CSV row: log_time, publish_time and the message's fields flattened to columns
+    /// (`pose.position.x`, `ranges.0`), with a header row from the first message.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: CatFormat,
+    /// Decode the messages (ROS 1, ROS 2 and JSON encodings).
     #[arg(long)]
     pub(crate) decode: bool,
     /// Stop after this many messages.
     #[arg(long, value_name = "N")]
     pub(crate) limit: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CatFormat {
+    /// One line of text a message.
+    Text,
+    /// JSON Lines.
+    Json,
+    /// CSV of one topic's decoded messages.
+    Csv,
 }
 
 /// Which messages: topics and a log-time window.

@@ -126,10 +126,22 @@ impl Failure {
         }
     }
 
-    /// A usage error found after parsing.
+    /// A usage error found after parsing, shown with the usage of the command it is about.
     pub(crate) fn usage(kind: clap::error::ErrorKind, message: impl fmt::Display) -> Self {
         use clap::CommandFactory;
-        Failure::Usage(Box::new(crate::cli::Cli::command().error(kind, message)))
+        let mut command = crate::cli::Cli::command();
+        // Gives each subcommand its full name (`robolog filter`) for its usage line.
+        command.build();
+        let mut current = &command;
+        for arg in std::env::args().skip(1) {
+            if !current.has_subcommands() {
+                break;
+            }
+            if let Some(sub) = current.find_subcommand(&arg) {
+                current = sub;
+            }
+        }
+        Failure::Usage(Box::new(current.clone().error(kind, message)))
     }
 }
 

@@ -538,3 +538,104 @@ fn completions_know_every_command() {
     assert!(bash.contains("complete -F _robolog"), "{bash}");
     robolog(["completions", "tcsh"]).expect(2);
 }
+
+// ------------------------------------------------------------------------------------- csv
+
+#[test]
+fn cat_csv_prints_one_topic_with_flattened_fields_in_definition_order() {
+    let csv = robolog([
+        "cat",
+        TURTLES,
+        "--format",
+        "csv",
+        "--topic",
+        "/turtle1/pose",
+    ])
+    .expect(0)
+    .stdout;
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("log_time,publish_time,x,y,theta,linear_velocity,angular_velocity")
+    );
+    // The same values as the decoded JSON.
+    let json = robolog([
+        "cat",
+        TURTLES,
+        "--json",
+        "--decode",
+        "--topic",
+        "/turtle1/pose",
+    ])
+    .expect(0)
+    .json_lines();
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 1344);
+    assert_eq!(rows.len(), json.len());
+    for (row, message) in rows.iter().zip(&json).step_by(97) {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[0], message["log_time"].to_string());
+        assert_eq!(cells[1], "");
+        for (cell, field) in cells[2..].iter().zip(["x", "y", "theta"]) {
+            let value: f64 = cell.parse().unwrap();
+            assert_eq!(
+                value,
+                message["message"][field].as_f64().unwrap(),
+                "{field}"
+            );
+        }
+    }
+    // Nested messages and arrays become dotted names.
+    let tf = robolog([
+        "cat", TURTLES, "--format", "csv", "-t", "/tf", "--limit", "1",
+    ])
+    .expect(0)
+    .stdout;
+    let header = tf.lines().next().unwrap();
+    assert!(
+        header.starts_with(
+            "log_time,publish_time,transforms.0.header.seq,transforms.0.header.stamp.sec,"
+        ),
+        "{header}"
+    );
+    assert!(
+        header.ends_with(",transforms.0.transform.rotation.w"),
+        "{header}"
+    );
+    // A text cell with a comma is quoted.
+    let talker = robolog([
+        "cat",
+        "testdata/rosbag2/mcap-talker",
+        "--format",
+        "csv",
+        "-t",
+        "/rosout",
+        "--limit",
+        "1",
+    ])
+    .expect(0)
+    .stdout;
+    assert!(
+        talker.contains(",\"Publishing: 'Hello, world! 0'\","),
+        "{talker}"
+    );
+}
+
+#[test]
+fn cat_csv_of_several_topics_is_a_usage_error_of_cat() {
+    let refused = robolog(["cat", TURTLES, "--format", "csv", "--topic", "/turtle1/*"]).expect(2);
+    assert!(
+        refused
+            .stderr
+            .contains("/turtle1/cmd_vel, /turtle1/color_sensor, /turtle1/pose"),
+        "{}",
+        refused.stderr
+    );
+    // The usage shown is the command's, not the top level's.
+    assert!(
+        refused.stderr.contains("Usage: robolog cat "),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stdout.is_empty());
+}
