@@ -8,15 +8,21 @@
 //! robolog check FILE [--json] [--strict]           structural validation, problems with offsets
 //! robolog recover IN OUT [--json]                  a valid copy of a damaged or cut log
 //! robolog merge IN... -o OUT [selection]           several logs into one, in log-time order
+//! robolog filter IN OUT [selection] [--order O]    a copy keeping some of a log (and the presets
+//!                                                  sort, compress, decompress)
+//! robolog list channels|schemas|chunks|attachments|metadata FILE; robolog du FILE
+//! robolog get|add attachment|metadata FILE …       extra records read out or added
+//! robolog completions SHELL                        a shell completion script
 //! robolog msg md5|hash|show|check PATH... [--type pkg/Type] [--ros2 [--distro DISTRO]]
 //! ```
 //!
-//! The format is recognised from the file's first bytes. Times on the command line are integer
-//! nanoseconds since 1970 or RFC 3339; `-` reads standard input (`cat`, `convert`).
+//! The format is recognised from the file's first bytes. Times on the command line are seconds
+//! since 1970 (with a fraction), nanoseconds or RFC 3339; `-` is standard input or output.
 //!
 //! This is a thin layer over the `robolog` facade: it parses arguments (clap), calls the
 //! facade and formats the results, one module per command (`info`, `cat`, `convert` with
-//! `merge`, `check`, `recover`, `msg`). Outputs go through the facade's atomic files: written
+//! `merge`, `filter` with its presets, `list` with `du`, `records` for `get` and `add`, `check`,
+//! `recover`, `msg`). Outputs go through the facade's atomic files: written
 //! beside the target under a temporary name and renamed into place when complete.
 //!
 //! Exit codes: 0 ok, 1 error (or problems found by `check`), 2 usage, 3 data lost

@@ -8,8 +8,8 @@ use std::time::SystemTime;
 use robolog::{Attachment, ConvertOptions, Format, Metadata, Order};
 
 use crate::cli::{
-    AddAttachmentArgs, AddCommand, AddMetadataArgs, GetAttachmentArgs, GetCommand, GetMetadataArgs,
-    WriteSettings,
+    AddAttachmentArgs, AddCommand, AddMetadataArgs, CompressionArg, GetAttachmentArgs, GetCommand,
+    GetMetadataArgs, WriteSettings,
 };
 use crate::convert::{Extra, Job, writer_options};
 use crate::failure::{Failure, Outcome, is_stdin};
@@ -205,7 +205,21 @@ fn add(
         ));
     }
     let target = Target::check(file, format)?;
-    let options = writer_options(&WriteSettings::default(), format)?;
+    // The log keeps its chunk compression when all its chunks share one.
+    let mut settings = WriteSettings::default();
+    if let Ok(summary) = log.summary()
+        && let Some(chunks) = summary.chunks
+        && let [only] = &chunks.compression[..]
+    {
+        settings.compression = match only.compression.as_str() {
+            "none" => Some(CompressionArg::None),
+            "lz4" => Some(CompressionArg::Lz4),
+            "zstd" => Some(CompressionArg::Zstd),
+            "bz2" => Some(CompressionArg::Bz2),
+            _ => None,
+        };
+    }
+    let options = writer_options(&settings, format)?;
     Job {
         inputs: vec![(file.to_owned(), Input::Log(log))],
         target,
