@@ -71,6 +71,17 @@ def main() -> None:
     data = path.read_bytes()
     path.write_bytes(data[: len(data) * 2 // 3])
 
+    # A channel without messages and a message of zero bytes, for conversions through BDDF.
+    with open(HERE / "quiet-channel.mcap", "wb") as f:
+        writer = McapWriter(f, compression=CompressionType.NONE)
+        writer.start(profile="", library="make_files.py")
+        schema = writer.register_schema("demo.Point", "jsonschema", b'{"type":"object"}')
+        talking = writer.register_channel("/points", "json", schema)
+        writer.register_channel("/quiet", "json", schema, {"why": "never published"})
+        writer.add_message(talking, T0, b'{"x":1}', T0, 0)
+        writer.add_message(talking, T0 + 10_000_000, b"", T0 + 10_000_000, 1)
+        writer.finish()
+
 
 if __name__ == "__main__":
     main()

@@ -11,7 +11,7 @@ use crate::cli::{
     CompressionArg, CompressionModeArg, ConvertArgs, FormatArg, MergeArgs, StorageArg,
     WriteSettings,
 };
-use crate::failure::{Failure, Outcome};
+use crate::failure::{Failure, Outcome, display_path};
 use crate::input::{self, Input};
 use crate::output::Target;
 use crate::progress::Bar;
@@ -155,6 +155,9 @@ impl Job<'_> {
         let mut stderr = std::io::stderr();
         let report_to: &mut dyn Write = if target.is_stdout() { &mut stderr } else { out };
         write_report(&report, &finished, format, &target, report_to)?;
+        for warning in &finished.warnings {
+            warn(warning);
+        }
         for extra in &extras {
             match extra {
                 Extra::Attachment(a) => writeln!(report_to, "added attachment {:?}", a.name)?,
@@ -377,6 +380,9 @@ fn write_report(
                 out,
                 "{what}: {written} written, {dropped} dropped (the output format cannot hold them)"
             )?;
+        } else if written > 0 && what == "metadata records" && format == Format::Bddf {
+            // BDDF has one set of file annotations; each record's pairs go into it.
+            writeln!(out, "{what}: {written} written, as the file's annotations")?;
         } else if written > 0 {
             writeln!(out, "{what}: {written} written")?;
         }
@@ -393,9 +399,11 @@ fn input_error(error: robolog::Error, paths: &[PathBuf]) -> Failure {
         Some(path) => Failure::log(error, path),
         None => match paths {
             [only] => Failure::log(error, only),
-            _ => {
+            many => {
+                // An error of the merge as a whole: every input is named.
                 let offset = error.offset();
-                Failure::at(error, "one of the inputs", offset)
+                let names: Vec<String> = many.iter().map(|p| display_path(p)).collect();
+                Failure::at(error, &names.join(", "), offset)
             }
         },
     }

@@ -290,8 +290,9 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
             .iter()
             .map(|c| format!("{} {}", c.chunks, c.compression))
             .collect();
-        let mut text = format!("{} ({})", chunks.count, kinds.join(", "));
+        let mut text = chunks.count.to_string();
         if chunks.count > 0 {
+            text.push_str(&format!(" ({})", kinds.join(", ")));
             text.push_str(&format!(
                 ", {} stored for {} of data",
                 human_bytes(chunks.compressed_bytes),
@@ -311,8 +312,9 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         },
     ));
     lines.push(("channels", info.channels.len().to_string()));
+    // Keys longer than the column (`sqlite_schema_version`) still get a space.
     for (key, value) in &lines {
-        writeln!(out, "{:<10}{value}", format!("{key}:"))?;
+        writeln!(out, "{:<10}{value}", format!("{key}: "))?;
     }
     if !info.channels.is_empty() {
         let mut table = Table::new(["id", "topic", "type", "encoding", "messages", "rate"]);

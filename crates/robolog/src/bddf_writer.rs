@@ -57,10 +57,15 @@ struct ChannelOut {
 ///   become file annotations (BDDF annotations from another BDDF file keep their keys, others
 ///   are named `<name>:<key>`); later ones and attachments are dropped (`Ok(false)`).
 /// - Log times must be below 2^63 ns (BDDF times are signed).
+/// - A channel without messages becomes a series without blocks.
+/// - A zero-length message is written (robolog reads it back) but the Boston Dynamics reader
+///   refuses it: [`Finished::warnings`] says so.
 pub struct BddfWriter {
     state: State,
     options: WriterOptions,
     channels: Vec<ChannelOut>,
+    /// Zero-length messages written, by topic (for [`Finished::warnings`]).
+    empty_messages: BTreeMap<String, u64>,
 }
 
 impl std::fmt::Debug for BddfWriter {
@@ -78,6 +83,7 @@ impl BddfWriter {
             state: State::Pending(output),
             options,
             channels: Vec::new(),
+            empty_messages: BTreeMap::new(),
         }
     }
 
@@ -95,8 +101,9 @@ impl BddfWriter {
         }
     }
 
-    /// Adds the series of channel `index` (of another format), shaped by its first message.
-    fn add_series(&mut self, index: usize, first: &Message) -> Result<(u32, SeriesLayout)> {
+    /// Adds the series of channel `index` (of another format), shaped by its first message
+    /// (without one, with no index for publish times or sequences).
+    fn add_series(&mut self, index: usize, first: Option<&Message>) -> Result<(u32, SeriesLayout)> {
         let channel = self.channels[index].channel.clone();
         let added = add_foreign_series(self.writer()?, &channel, first)?;
         self.channels[index].series = Some(added);
@@ -189,8 +196,10 @@ fn add_native_series(
 fn add_foreign_series(
     writer: &mut robolog_bddf::BddfWriter<Output>,
     channel: &Channel,
-    first: &Message,
+    first: Option<&Message>,
 ) -> Result<(u32, SeriesLayout)> {
+    let publish_time = first.is_some_and(|m| m.publish_time_ns.is_some());
+    let sequence = first.is_some_and(|m| m.sequence.is_some());
     let mut annotations = BTreeMap::new();
     annotations.insert(annotation::TOPIC.to_owned(), channel.topic.clone());
     annotations.insert(
@@ -215,14 +224,14 @@ fn add_foreign_series(
         annotations.insert(format!("{}{k}", annotation::METADATA_PREFIX), v.clone());
     }
     let layout = SeriesLayout::Message {
-        publish_time: first.publish_time_ns.is_some(),
-        sequence: first.sequence.is_some(),
+        publish_time,
+        sequence,
     };
     let mut index_names = Vec::new();
-    if first.publish_time_ns.is_some() {
+    if publish_time {
         index_names.push(ROBOLOG_PUBLISH_TIME.to_owned());
     }
-    if first.sequence.is_some() {
+    if sequence {
         index_names.push(ROBOLOG_SEQUENCE.to_owned());
     }
     let content_type = match channel.message_encoding.as_str() {
@@ -297,9 +306,15 @@ impl LogWriter for BddfWriter {
             target: Format::Bddf,
             reason: "BDDF times are signed 64-bit nanoseconds",
         })?;
+        if message.data.is_empty() {
+            *self
+                .empty_messages
+                .entry(out.channel.topic.clone())
+                .or_default() += 1;
+        }
         let (series, layout) = match out.series {
             Some(s) => s,
-            None => self.add_series(index, message)?,
+            None => self.add_series(index, Some(message))?,
         };
         let writer = self.writer()?;
         match layout {
@@ -346,8 +361,24 @@ impl LogWriter for BddfWriter {
 
     fn finish(&mut self) -> Result<Finished> {
         self.writer()?;
+        // A channel without messages is a series without blocks: it still exists.
+        for index in 0..self.channels.len() {
+            if self.channels[index].series.is_none() {
+                self.add_series(index, None)?;
+            }
+        }
+        let empty = std::mem::take(&mut self.empty_messages);
         match std::mem::replace(&mut self.state, State::Done) {
-            State::Open(writer) => writer.finish()?.finish(),
+            State::Open(writer) => {
+                let mut finished = writer.finish()?.finish()?;
+                finished.warnings.extend(empty.into_iter().map(|(topic, n)| {
+                    format!(
+                        "{topic}: {n} message{} of zero bytes: the Boston Dynamics reader cannot read them back",
+                        if n == 1 { "" } else { "s" }
+                    )
+                }));
+                Ok(finished)
+            }
             _ => Err(Error::Usage("the BDDF writer is finished".into())),
         }
     }

@@ -260,6 +260,7 @@ fn prepare(
     report: &mut ConvertReport,
 ) -> Result<(Vec<(usize, Arc<Channel>)>, Option<u64>)> {
     let mut refused = Vec::new();
+    let mut refused_in = std::collections::BTreeSet::new();
     let mut total = Some(0u64);
     let mut unmatched: Option<Vec<String>> = None;
     let mut wanted = Vec::new();
@@ -285,17 +286,26 @@ fn prepare(
                 Err(why) if entry.message_count == 0 => report
                     .skipped_channels
                     .push(format!("{} ({why})", channel.topic)),
-                Err(why) => refused.push(format!(
-                    "{} ({}: {why})",
-                    channel.topic, channel.message_encoding
-                )),
+                Err(why) => {
+                    // The same channel in several inputs is named once.
+                    let what = format!("{} ({}: {why})", channel.topic, channel.message_encoding);
+                    if !refused.contains(&what) {
+                        refused.push(what);
+                    }
+                    refused_in.insert(i);
+                }
             }
         }
     }
     if !refused.is_empty() {
-        return Err(Error::UnsupportedChannels {
+        let error = Error::UnsupportedChannels {
             target: writer.format(),
             channels: refused,
+        };
+        // Which input, when only one holds them.
+        return Err(match refused_in.into_iter().collect::<Vec<_>>()[..] {
+            [only] if inputs.len() > 1 => error.in_input(only),
+            _ => error,
         });
     }
     report.unmatched_topics = unmatched.unwrap_or_default();

@@ -169,6 +169,10 @@ impl LogWriter for Rosbag2Writer {
             .filter_map(|e| e.ok()?.metadata().ok())
             .map(|m| m.len())
             .sum();
-        Ok(Finished { bytes, data: None })
+        Ok(Finished {
+            bytes,
+            data: None,
+            warnings: Vec::new(),
+        })
     }
 }

@@ -53,6 +53,9 @@ pub struct Finished {
     pub bytes: u64,
     /// The file itself, for [`Output::memory`] outputs.
     pub data: Option<Vec<u8>>,
+    /// What the file holds that some readers of its format will not read (a zero-length BDDF
+    /// message, which the Boston Dynamics reader refuses), one sentence each.
+    pub warnings: Vec<String>,
 }
 
 /// Where a writer's bytes go: a file (written beside its path and renamed into place on
@@ -177,13 +180,18 @@ impl Output {
                 let bytes = out.seek(SeekFrom::End(0))?;
                 let file = out.into_inner().map_err(|e| Error::Io(e.into_error()))?;
                 file.commit()?;
-                Ok(Finished { bytes, data: None })
+                Ok(Finished {
+                    bytes,
+                    data: None,
+                    warnings: Vec::new(),
+                })
             }
             OutputKind::Memory(cursor) => {
                 let data = cursor.into_inner();
                 Ok(Finished {
                     bytes: data.len() as u64,
                     data: Some(data),
+                    warnings: Vec::new(),
                 })
             }
             OutputKind::Seekable(mut out) => {
@@ -195,6 +203,7 @@ impl Output {
                 Ok(Finished {
                     bytes: out.end - out.start,
                     data: None,
+                    warnings: Vec::new(),
                 })
             }
             OutputKind::Stream(mut out) => {
@@ -202,6 +211,7 @@ impl Output {
                 Ok(Finished {
                     bytes: self.streamed,
                     data: None,
+                    warnings: Vec::new(),
                 })
             }
             OutputKind::Directory(_) => Err(Error::Output(

@@ -580,3 +580,144 @@ fn a_signal_removes_the_temporary_output() {
         assert!(!out.exists());
     }
 }
+
+// ------------------------------------------------------------------------ lesser (item 12)
+
+#[test]
+fn an_empty_bag_shows_no_chunk_list_and_long_keys_keep_their_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.bag");
+    robolog([
+        "filter".as_ref(),
+        TURTLES.as_ref(),
+        empty.as_os_str(),
+        "--topic".as_ref(),
+        "/nothing".as_ref(),
+    ])
+    .expect(0);
+    let info = robolog(["info".as_ref(), empty.as_os_str()])
+        .expect(0)
+        .stdout;
+    assert!(info.contains("\nchunks:   0\n"), "{info}");
+    assert!(!info.contains("()"), "{info}");
+    let bag2 = robolog(["info", "testdata/rosbag2/empty_bag"])
+        .expect(0)
+        .stdout;
+    assert!(bag2.contains("\ncompression: none\n"), "{bag2}");
+    assert!(bag2.contains("\nsqlite_schema_version: 2\n"), "{bag2}");
+}
+
+#[test]
+fn a_merge_error_names_the_inputs_it_is_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.bag");
+    // Only the MCAP input holds channels a bag cannot: it alone is named, each channel once.
+    let one = robolog([
+        "merge".as_ref(),
+        BAG.as_ref(),
+        "testdata/samples/demo-lz4.mcap".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ])
+    .expect(1);
+    assert!(
+        one.stderr
+            .trim_end()
+            .ends_with("output format (testdata/samples/demo-lz4.mcap)"),
+        "{}",
+        one.stderr
+    );
+    assert_eq!(
+        one.stderr.matches("/points (json").count(),
+        1,
+        "{}",
+        one.stderr
+    );
+    // Both inputs hold them: both are named.
+    let both = robolog([
+        "merge".as_ref(),
+        "testdata/samples/demo-zstd.mcap".as_ref(),
+        "testdata/samples/demo-lz4.mcap".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ])
+    .expect(1);
+    assert!(
+        both.stderr
+            .contains("(testdata/samples/demo-zstd.mcap, testdata/samples/demo-lz4.mcap)"),
+        "{}",
+        both.stderr
+    );
+    assert!(!both.stderr.contains("one of the inputs"));
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_conversion_through_bddf_keeps_quiet_channels_and_warns_about_empty_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let bddf = dir.path().join("q.bddf");
+    let run = robolog([
+        "convert".as_ref(),
+        "testdata/cli/quiet-channel.mcap".as_ref(),
+        bddf.as_os_str(),
+    ])
+    .expect(0);
+    assert!(
+        run.stderr
+            .contains("/points: 1 message of zero bytes: the Boston Dynamics reader cannot read"),
+        "{}",
+        run.stderr
+    );
+    let back = dir.path().join("q.mcap");
+    robolog(["convert".as_ref(), bddf.as_os_str(), back.as_os_str()]).expect(0);
+    for file in [&bddf, &back] {
+        let channels = robolog([
+            "list".as_ref(),
+            "channels".as_ref(),
+            file.as_os_str(),
+            "--json".as_ref(),
+        ])
+        .expect(0)
+        .json();
+        let quiet = channels
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["topic"] == "/quiet")
+            .unwrap_or_else(|| panic!("/quiet lost in {}", file.display()));
+        assert_eq!(quiet["message_count"], 0);
+        assert_eq!(quiet["metadata"]["why"], "never published");
+    }
+    // Several metadata records become one set of file annotations, and the report says so.
+    let log = dir.path().join("m.mcap");
+    std::fs::copy(
+        robolog_testkit::testdata::workspace_root().join("testdata/samples/demo-zstd.mcap"),
+        &log,
+    )
+    .unwrap();
+    robolog([
+        "add".as_ref(),
+        "metadata".as_ref(),
+        log.as_os_str(),
+        "-n".as_ref(),
+        "more".as_ref(),
+        "-k".as_ref(),
+        "a=1".as_ref(),
+    ])
+    .expect(0);
+    let converted = robolog([
+        "convert".as_ref(),
+        log.as_os_str(),
+        dir.path().join("m.bddf").as_os_str(),
+        "--topic".as_ref(),
+        "/points".as_ref(),
+    ])
+    .expect(0);
+    assert!(
+        converted
+            .stdout
+            .contains("metadata records: 2 written, as the file's annotations"),
+        "{}",
+        converted.stdout
+    );
+}
