@@ -56,3 +56,22 @@ pub fn run(
     }
     String::from_utf8(output.stdout).map_err(|e| format!("non-UTF-8 output: {e}"))
 }
+
+/// Runs the venv's `rosbags-convert` (installed beside `python` by the `rosbags` package) with
+/// `args` and returns its stdout, or stderr and the exit status as the error.
+pub fn rosbags_convert(python: &std::path::Path, args: &[&OsStr]) -> Result<String, String> {
+    let tool = python.with_file_name("rosbags-convert");
+    let output = Command::new(&tool)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed ({}):\n{}",
+            tool.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|e| format!("non-UTF-8 output: {e}"))
+}

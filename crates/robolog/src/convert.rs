@@ -9,6 +9,10 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::log::{Log, Messages};
+#[cfg(feature = "migrate")]
+use crate::migrate::{Migration, Migrator};
+#[cfg(not(feature = "migrate"))]
+use crate::migrate_off::Migrator;
 use crate::model::{Channel, Message};
 use crate::problem::Problem;
 use crate::query::{Filter, Order};
@@ -51,6 +55,10 @@ pub struct ConvertOptions<'a> {
     /// Go on past damage the input can be read beyond (a corrupt MCAP chunk), recording it in
     /// [`ConvertReport::damage`], instead of failing at it (the default).
     pub keep_going: bool,
+    /// ROS 1 ↔ ROS 2 migration ([`Migration::auto`] by default: only what the output format
+    /// needs).
+    #[cfg(feature = "migrate")]
+    pub migration: Migration,
 }
 
 impl std::fmt::Debug for ConvertOptions<'_> {
@@ -62,7 +70,7 @@ impl std::fmt::Debug for ConvertOptions<'_> {
             .field("drop_attachments", &self.drop_attachments)
             .field("drop_metadata", &self.drop_metadata)
             .field("keep_going", &self.keep_going)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -106,6 +114,21 @@ impl<'a> ConvertOptions<'a> {
     pub fn keep_going(mut self, on: bool) -> Self {
         self.keep_going = on;
         self
+    }
+
+    /// Sets how messages are migrated between ROS 1 and ROS 2 (see [`crate::migrate`]).
+    #[cfg(feature = "migrate")]
+    pub fn migration(mut self, migration: Migration) -> Self {
+        self.migration = migration;
+        self
+    }
+
+    /// The migration of a conversion into `writer`.
+    fn migrator(&self, writer: &dyn LogWriter) -> Migrator {
+        #[cfg(feature = "migrate")]
+        return Migrator::new(&self.migration, writer.format());
+        #[cfg(not(feature = "migrate"))]
+        return Migrator::new(writer.format());
     }
 }
 
@@ -249,18 +272,21 @@ impl ChannelTable {
     }
 }
 
-/// The channels to copy: each input's selected channels, checked against the writer. Channels
-/// the output format cannot hold are an error when they have messages, skipped when they have
-/// none. Also the expected message total, when known.
+/// The channels to copy: each input's selected channels, migrated where the conversion
+/// migrates them and checked against the writer. Channels the output format cannot hold (or
+/// that cannot be migrated) are an error when they have messages, skipped when they have none.
+/// Also the expected message total, when known.
 #[allow(clippy::type_complexity)]
 fn prepare(
     inputs: &[&Log],
     writer: &dyn LogWriter,
+    migrator: &mut Migrator,
     filter: &Filter,
     report: &mut ConvertReport,
 ) -> Result<(Vec<(usize, Arc<Channel>)>, Option<u64>)> {
     let mut refused = Vec::new();
     let mut refused_in = std::collections::BTreeSet::new();
+    let mut not_migrated = Vec::new();
     let mut total = Some(0u64);
     let mut unmatched: Option<Vec<String>> = None;
     let mut wanted = Vec::new();
@@ -281,6 +307,20 @@ fn prepare(
                 continue;
             }
             total = total.map(|t| t + entry.message_count);
+            let channel = match migrator.channel(i, channel) {
+                Ok(migrated) => migrated,
+                Err(why) if entry.message_count == 0 => {
+                    report
+                        .skipped_channels
+                        .push(format!("{} ({})", channel.topic, why.join("; ")));
+                    continue;
+                }
+                Err(why) => {
+                    not_migrated.extend(why.into_iter().map(|w| format!("{}: {w}", channel.topic)));
+                    continue;
+                }
+            };
+            let channel = &channel;
             match writer.check_channel(channel) {
                 Ok(()) => wanted.push((i, Arc::clone(channel))),
                 Err(why) if entry.message_count == 0 => report
@@ -296,6 +336,9 @@ fn prepare(
                 }
             }
         }
+    }
+    if !not_migrated.is_empty() {
+        return Err(migrator.errors(not_migrated));
     }
     if !refused.is_empty() {
         let error = Error::UnsupportedChannels {
@@ -330,12 +373,17 @@ fn inherit_profile(inputs: &[&Log], writer: &mut dyn LogWriter) -> Result<()> {
     Ok(())
 }
 
-/// Declares the channels (after metadata, which a BDDF output needs before its first series).
+/// Declares the channels (after metadata, which a BDDF output needs before its first series),
+/// after the record naming the distro of migrated definitions.
 fn declare_all(
     wanted: &[(usize, Arc<Channel>)],
     writer: &mut dyn LogWriter,
+    migrator: &Migrator,
     report: &mut ConvertReport,
 ) -> Result<ChannelTable> {
+    if let Some(record) = migrator.distro_record() {
+        writer.write_metadata(&record)?;
+    }
     let mut table = ChannelTable::default();
     for (i, channel) in wanted {
         table.declare(*i, channel, writer)?;
@@ -407,10 +455,19 @@ pub fn convert(
     mut options: ConvertOptions<'_>,
 ) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
-    let (wanted, total) = prepare(&[input], writer, &options.filter, &mut report)?;
-    inherit_profile(&[input], writer)?;
+    let mut migrator = options.migrator(writer);
+    let (wanted, total) = prepare(
+        &[input],
+        writer,
+        &mut migrator,
+        &options.filter,
+        &mut report,
+    )?;
+    if !migrator.may_migrate() {
+        inherit_profile(&[input], writer)?;
+    }
     copy_extras(&[input], writer, &options, &mut report)?;
-    let mut table = declare_all(&wanted, writer, &mut report)?;
+    let mut table = declare_all(&wanted, writer, &migrator, &mut report)?;
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     let messages = input
         .messages()
@@ -425,6 +482,7 @@ pub fn convert(
                 continue;
             }
         };
+        let message = migrator.message(0, message)?;
         let id = table.declare(0, &message.channel, writer)?;
         writer.write_message(id, &message)?;
         report.messages += 1;
@@ -446,6 +504,7 @@ pub fn convert_stream<R: Read>(
 ) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
     let matcher = options.filter.topic_matcher()?;
+    let mut migrator = options.migrator(writer);
     let mut table = ChannelTable::default();
     let mut tracker = Tracker::new(options.progress.as_mut(), None);
     let mut profile_given = false;
@@ -460,6 +519,7 @@ pub fn convert_stream<R: Read>(
         };
         // The header comes first: its profile is known before anything is written.
         if !std::mem::replace(&mut profile_given, true)
+            && !migrator.may_migrate()
             && let Some(profile) = input.profile().filter(|p| !p.is_empty())
         {
             writer.set_profile(profile);
@@ -472,6 +532,13 @@ pub fn convert_stream<R: Read>(
                 {
                     continue;
                 }
+                let had_distro = migrator.distro_record().is_some();
+                let channel = &migrator
+                    .channel(0, channel)
+                    .map_err(|refused| migrator.error(channel, refused))?;
+                if !had_distro && let Some(record) = migrator.distro_record() {
+                    writer.write_metadata(&record)?;
+                }
                 if let Err(why) = writer.check_channel(channel) {
                     return Err(Error::UnsupportedChannels {
                         target: writer.format(),
@@ -482,6 +549,7 @@ pub fn convert_stream<R: Read>(
                     });
                 }
                 let id = table.declare(0, channel, writer)?;
+                let message = migrator.message(0, message)?;
                 writer.write_message(id, &message)?;
                 report.messages += 1;
                 report.bytes += message.data.len() as u64;
@@ -542,10 +610,13 @@ pub fn merge(
     mut options: ConvertOptions<'_>,
 ) -> Result<ConvertReport> {
     let mut report = ConvertReport::default();
-    let (wanted, total) = prepare(inputs, writer, &options.filter, &mut report)?;
-    inherit_profile(inputs, writer)?;
+    let mut migrator = options.migrator(writer);
+    let (wanted, total) = prepare(inputs, writer, &mut migrator, &options.filter, &mut report)?;
+    if !migrator.may_migrate() {
+        inherit_profile(inputs, writer)?;
+    }
     copy_extras(inputs, writer, &options, &mut report)?;
-    let mut table = declare_all(&wanted, writer, &mut report)?;
+    let mut table = declare_all(&wanted, writer, &migrator, &mut report)?;
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     let mut sources: Vec<Messages> = inputs
         .iter()
@@ -571,6 +642,7 @@ pub fn merge(
         let Some(message) = heads[i].take() else {
             continue;
         };
+        let message = migrator.message(i, message)?;
         let id = table.declare(i, &message.channel, writer)?;
         writer.write_message(id, &message)?;
         report.messages += 1;

@@ -475,7 +475,22 @@ fn compile_ros1(schema: &Schema) -> Compiled<robolog_ros1::Plan> {
 /// standard interfaces.
 #[cfg(feature = "cdr")]
 fn compile_cdr(schema: &Schema, hash: Option<&str>) -> Compiled<robolog_cdr::Plan> {
-    use robolog_msg::{Error as MsgError, Registry, TypeName};
+    let (registry, name) = cdr_registry(schema, hash)?;
+    robolog_cdr::Plan::compile(&registry, &name)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+/// The ROS 2 definitions of a `cdr` channel's type (and the type): its `ros2msg` or `ros2idl`
+/// schema, with what the schema lacks taken from the bundled standard interfaces; for a schema
+/// without a definition (encoding `""` or `unknown`), the standard definition (see
+/// [`Decoder`]).
+#[cfg(feature = "cdr")]
+pub(crate) fn cdr_registry(
+    schema: &Schema,
+    hash: Option<&str>,
+) -> Result<(robolog_msg::Registry, robolog_msg::TypeName), String> {
+    use robolog_msg::{Distro, Registry, TypeName};
 
     let name = TypeName::parse(&schema.name).map_err(|e| e.to_string())?;
     if matches!(schema.encoding.as_str(), "" | "unknown") {
@@ -486,31 +501,22 @@ fn compile_cdr(schema: &Schema, hash: Option<&str>) -> Compiled<robolog_cdr::Pla
                 schema.encoding
             ));
         };
-        return robolog_cdr::Plan::compile(standard, &name)
-            .map(Arc::new)
-            .map_err(|e| e.to_string());
+        let mut registry = Registry::new();
+        registry.fill_missing_from(standard, &name);
+        return Ok((registry, name));
     }
     let text = std::str::from_utf8(&schema.data)
         .map_err(|e| format!("the definition is not UTF-8 text: {e}"))?;
     let mut registry = Registry::from_ros2_schema(&schema.name, &schema.encoding, text)
         .map_err(|e| e.to_string())?;
-    match robolog_cdr::Plan::compile(&registry, &name) {
-        Ok(plan) => Ok(Arc::new(plan)),
-        // A schema that lacks a section: the standard interfaces may have it.
-        Err(robolog_cdr::Error::Definition(MsgError::MissingType { .. })) => {
-            if let Some(standard) = standard_registry(&name, hash).or_else(|| {
-                robolog_msg::Distro::ALL
-                    .last()
-                    .map(|distro| Registry::standard(*distro))
-            }) {
-                registry.fill_missing_from(standard, &name);
-            }
-            robolog_cdr::Plan::compile(&registry, &name)
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        }
-        Err(e) => Err(e.to_string()),
+    // A schema that lacks a section: the standard interfaces may have it.
+    if registry.dependencies(&name).is_err()
+        && let Some(standard) = standard_registry(&name, hash)
+            .or_else(|| Distro::ALL.last().map(|distro| Registry::standard(*distro)))
+    {
+        registry.fill_missing_from(standard, &name);
     }
+    Ok((registry, name))
 }
 
 /// The bundled standard interfaces that define `name`: the newest distro whose RIHS01 hash of

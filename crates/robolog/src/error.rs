@@ -125,6 +125,19 @@ pub enum Error {
     /// A message could not be decoded.
     #[error(transparent)]
     Decode(#[from] DecodeError),
+    /// Channels that cannot be migrated between ROS 1 and ROS 2 (see [`crate::migrate`]):
+    /// their types have no counterpart in the other version, or definitions that cannot be
+    /// translated. Nothing was written.
+    #[error(
+        "cannot migrate to {target}: {}; leave these topics out, or carry their own definitions over (Migration::copy_unmatched_types)",
+        .refused.join("; ")
+    )]
+    Migration {
+        /// The ROS version (and distro) migrated to.
+        target: String,
+        /// Each refused type as `topic: type (why)`.
+        refused: Vec<String>,
+    },
     /// A writer was used wrongly (unknown channel id, use after finish, …).
     #[error("{0}")]
     Usage(String),

@@ -113,6 +113,10 @@ mod log;
 mod mcap_log;
 #[cfg(feature = "mcap")]
 mod mcap_writer;
+#[cfg(feature = "migrate")]
+pub mod migrate;
+#[cfg(not(feature = "migrate"))]
+mod migrate_off;
 mod model;
 mod problem;
 mod query;

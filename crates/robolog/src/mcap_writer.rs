@@ -19,8 +19,8 @@ pub(crate) fn default_options() -> WriteOptions {
 }
 
 enum State {
-    /// Not started: the header (which names the profile) is written at the first record, once
-    /// the channels are known.
+    /// Not started: the header (which names the profile) is written at the first message (or
+    /// the end), once the channels are known; metadata records wait for it.
     Pending(Output),
     Open(Box<robolog_mcap::Writer<Output>>),
     Done,
@@ -40,6 +40,8 @@ pub struct McapWriter {
     schema_records: Vec<robolog_mcap::Schema<'static>>,
     channel_records: Vec<robolog_mcap::Channel<'static>>,
     used_channels: BTreeSet<u16>,
+    /// Metadata records written before the header.
+    pending_metadata: Vec<robolog_mcap::Metadata<'static>>,
     all_ros1: bool,
     all_cdr: bool,
     /// The inputs' profile ([`LogWriter::set_profile`]).
@@ -65,6 +67,7 @@ impl McapWriter {
             schema_records: Vec::new(),
             channel_records: Vec::new(),
             used_channels: BTreeSet::new(),
+            pending_metadata: Vec::new(),
             all_ros1: true,
             all_cdr: true,
             inherited_profile: None,
@@ -101,6 +104,9 @@ impl McapWriter {
             }
             for channel in &self.channel_records {
                 writer.add_channel(channel)?;
+            }
+            for metadata in self.pending_metadata.drain(..) {
+                writer.write_metadata(&metadata)?;
             }
             self.state = State::Open(Box::new(writer));
         }
@@ -211,14 +217,18 @@ impl LogWriter for McapWriter {
     }
 
     fn write_metadata(&mut self, metadata: &Metadata) -> Result<bool> {
-        self.writer()?.write_metadata(&robolog_mcap::Metadata {
-            name: Cow::Borrowed(&metadata.name),
+        let record = robolog_mcap::Metadata {
+            name: Cow::Owned(metadata.name.clone()),
             metadata: metadata
                 .entries
                 .iter()
-                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v.as_str())))
+                .map(|(k, v)| (Cow::Owned(k.clone()), Cow::Owned(v.clone())))
                 .collect(),
-        })?;
+        };
+        match &mut self.state {
+            State::Pending(_) => self.pending_metadata.push(record),
+            _ => self.writer()?.write_metadata(&record)?,
+        }
         Ok(true)
     }
 

@@ -18,9 +18,9 @@ use crate::writer::{Finished, LogWriter, Output};
 /// Channels must be `cdr` channels; their schema (`ros2msg`/`ros2idl`) becomes the stored
 /// definition, their `offered_qos_profiles` and `topic_type_hash` metadata (as rosbag2's MCAP
 /// storage and [`crate::Log`] name them) the topic's QoS and type hash. Channels that share a
-/// topic and type become one topic. Attachments and metadata records are dropped. The output
-/// must be a path ([`Output::directory`], or [`Output::file`] whose path becomes the bag
-/// directory).
+/// topic and type become one topic. Attachments and metadata records are dropped (a `rosbag2`
+/// record's `ROS_DISTRO` names the bag's distro). The output must be a path
+/// ([`Output::directory`], or [`Output::file`] whose path becomes the bag directory).
 pub struct Rosbag2Writer {
     target: PathBuf,
     options: Option<WriteOptions>,
@@ -154,7 +154,15 @@ impl LogWriter for Rosbag2Writer {
         Ok(false)
     }
 
-    fn write_metadata(&mut self, _metadata: &Metadata) -> Result<bool> {
+    /// Takes the distro of the `rosbag2` record (what rosbag2's MCAP storage and a migration
+    /// to ROS 2 write) for metadata.yaml, when it comes before the first channel.
+    fn write_metadata(&mut self, metadata: &Metadata) -> Result<bool> {
+        if metadata.name == "rosbag2"
+            && let Some(distro) = metadata.entries.get("ROS_DISTRO")
+            && let Some(options) = self.options.take()
+        {
+            self.options = Some(options.ros_distro(distro.clone()));
+        }
         Ok(false)
     }
 

@@ -8,6 +8,7 @@ mod convert;
 mod decode;
 mod decode_ros2;
 mod interop;
+mod migrate;
 mod open;
 mod robustness;
 mod rosbag2;

@@ -129,26 +129,6 @@ fn rosbag2_to_mcap_to_rosbag2_keeps_every_message_and_topic() {
 }
 
 #[test]
-fn ros1_channels_are_refused_by_a_rosbag2_output_by_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let bag = open(testdata::path("bags/generated/ros_comm/ref_none.bag")).unwrap();
-    let out = dir.path().join("out");
-    let mut writer = create_writer(
-        Output::directory(&out),
-        WriterOptions::default_for(Format::Rosbag2).unwrap(),
-    )
-    .unwrap();
-    let err = convert(&bag, &mut *writer, ConvertOptions::new()).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("a ROS 2 bag holds CDR messages, not ros1"),
-        "{err}"
-    );
-    drop(writer);
-    assert!(!out.exists());
-}
-
-#[test]
 fn check_and_recover_a_bag_directory() {
     let report = check(testdata::path("rosbag2/mcap-talker")).unwrap();
     assert_eq!(report.format, Format::Rosbag2);
