@@ -185,6 +185,8 @@ pub(crate) struct CompletionsArgs {
 pub(crate) struct InfoArgs {
     /// The log; `-` reads standard input.
     pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) read: ReadSettings,
     /// Print JSON instead of text.
     #[arg(long)]
     pub(crate) json: bool,
@@ -194,6 +196,8 @@ pub(crate) struct InfoArgs {
 pub(crate) struct CatArgs {
     /// The log; `-` reads standard input (in file order, as it arrives).
     pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) read: ReadSettings,
     #[command(flatten)]
     pub(crate) selection: Selection,
     /// Print JSON Lines: topic, log_time, publish_time, sequence, schema_name,
@@ -293,6 +297,40 @@ pub(crate) struct WriteSettings {
     /// unchunked MCAP file.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub(crate) chunk_size: Option<u64>,
+    /// Re-encode messages of the other ROS version: `ros2` (ROS 1 -> CDR, e.g. a ROS 2 MCAP
+    /// file from a bag), `ros1`, or `off`. By default only what the output needs: ROS 1 into a
+    /// ROS 2 bag, ROS 2 into a ROS 1 bag.
+    #[arg(long, value_enum, value_name = "VERSION")]
+    pub(crate) migrate: Option<MigrateArg>,
+    /// When migrating, carry types that have no counterpart in the other ROS version over with
+    /// their own definitions (as rosbags-convert does) instead of refusing them.
+    #[arg(long)]
+    pub(crate) copy_unmatched_types: bool,
+}
+
+/// How to read input logs.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct ReadSettings {
+    /// The ROS 2 distro (humble, iron, jazzy, kilted) whose standard interfaces define the
+    /// types of a ROS 2 bag that stores no definitions (a .db3 before Iron), in place of the
+    /// distro its metadata.yaml names; also the distro whose definitions a migration to ROS 2
+    /// writes (default jazzy).
+    #[arg(long, value_name = "DISTRO", value_parser = parse_distro)]
+    pub(crate) distro: Option<robolog::msg::Distro>,
+}
+
+fn parse_distro(text: &str) -> Result<robolog::msg::Distro, String> {
+    text.parse().map_err(|e: robolog::msg::Error| e.to_string())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MigrateArg {
+    /// Messages of ROS 1 become ROS 2 (CDR) messages.
+    Ros2,
+    /// Messages of ROS 2 become ROS 1 messages.
+    Ros1,
+    /// Never re-encode: channels the output cannot hold are refused.
+    Off,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -343,6 +381,8 @@ pub(crate) struct ConvertArgs {
     /// complete; `-` writes standard output (name the format with --format).
     pub(crate) output: PathBuf,
     #[command(flatten)]
+    pub(crate) read: ReadSettings,
+    #[command(flatten)]
     pub(crate) write: WriteSettings,
     #[command(flatten)]
     pub(crate) selection: Selection,
@@ -356,6 +396,8 @@ pub(crate) struct MergeArgs {
     /// The output file; `-` writes standard output.
     #[arg(short, long, value_name = "OUT")]
     pub(crate) output: PathBuf,
+    #[command(flatten)]
+    pub(crate) read: ReadSettings,
     #[command(flatten)]
     pub(crate) write: WriteSettings,
     #[command(flatten)]

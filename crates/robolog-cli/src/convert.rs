@@ -5,11 +5,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
+use robolog::migrate::{Migration, RosVersion};
 use robolog::{ConvertOptions, ConvertReport, Finished, Format, WriterOptions};
 
 use crate::cli::{
-    CompressionArg, CompressionModeArg, ConvertArgs, FormatArg, MergeArgs, StorageArg,
-    WriteSettings,
+    CompressionArg, CompressionModeArg, ConvertArgs, FormatArg, MergeArgs, MigrateArg,
+    ReadSettings, StorageArg, WriteSettings,
 };
 use crate::failure::{Failure, Outcome, display_path};
 use crate::input::{self, Input};
@@ -30,7 +31,9 @@ pub(crate) fn run_convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<Out
         target,
         format,
         options,
-        convert: ConvertOptions::new().filter(filter),
+        convert: ConvertOptions::new()
+            .filter(filter)
+            .migration(migration(&args.read, &args.write)),
         verb: "converting",
         extras: Vec::new(),
     };
@@ -52,11 +55,28 @@ pub(crate) fn run_merge(args: &MergeArgs, out: &mut dyn Write) -> Result<Outcome
         target,
         format,
         options,
-        convert: ConvertOptions::new().filter(filter),
+        convert: ConvertOptions::new()
+            .filter(filter)
+            .migration(migration(&args.read, &args.write)),
         verb: "merging",
         extras: Vec::new(),
     };
     job.run(out)
+}
+
+/// The ROS 1 <-> ROS 2 migration `--migrate`, `--distro` and `--copy-unmatched-types` ask for.
+fn migration(read: &ReadSettings, write: &WriteSettings) -> Migration {
+    let migration = match write.migrate {
+        None => Migration::auto(),
+        Some(MigrateArg::Ros2) => Migration::to(RosVersion::Ros2),
+        Some(MigrateArg::Ros1) => Migration::to(RosVersion::Ros1),
+        Some(MigrateArg::Off) => Migration::off(),
+    };
+    let migration = match read.distro {
+        Some(distro) => migration.distro(distro),
+        None => migration,
+    };
+    migration.copy_unmatched_types(write.copy_unmatched_types)
 }
 
 /// One output written from one or more inputs: convert, merge, filter and its presets.

@@ -75,11 +75,29 @@ fn cannot_open(error: &io::Error, path: &Path) -> Failure {
     Failure::about(format!("cannot open: {error}"), path, None)
 }
 
+/// The distro `--distro` chose (see [`set_distro`]).
+static DISTRO: std::sync::OnceLock<robolog::msg::Distro> = std::sync::OnceLock::new();
+
+/// Makes every log opened from now on take the definitions a ROS 2 bag lacks from `distro`
+/// (`--distro`; set once, before the command opens anything).
+pub(crate) fn set_distro(distro: robolog::msg::Distro) {
+    let _ = DISTRO.set(distro);
+}
+
+/// Opens the log file at `path` with the options of the command line.
+fn open_file(path: &Path) -> robolog::Result<Log> {
+    let mut options = robolog::OpenOptions::new();
+    if let Some(distro) = DISTRO.get() {
+        options = options.distro(*distro);
+    }
+    options.open(path)
+}
+
 /// Opens `path` to read it front to back: a file with its index, a pipe as a stream.
 pub(crate) fn open(path: &Path) -> Result<Input, Failure> {
     match source(path)? {
         Source::File(file) => Ok(Input::Log(
-            robolog::open(&file).map_err(|e| Failure::open(e, path))?,
+            open_file(&file).map_err(|e| Failure::open(e, path))?,
         )),
         Source::Pipe(pipe) => Ok(Input::Stream(Box::new(
             robolog::open_reader(pipe).map_err(|e| Failure::open(e, path))?,
@@ -90,7 +108,7 @@ pub(crate) fn open(path: &Path) -> Result<Input, Failure> {
 /// Opens `path` with its index; a pipe is read into memory first.
 pub(crate) fn open_log(path: &Path) -> Result<Log, Failure> {
     match source(path)? {
-        Source::File(file) => robolog::open(&file).map_err(|e| Failure::open(e, path)),
+        Source::File(file) => open_file(&file).map_err(|e| Failure::open(e, path)),
         Source::Pipe(pipe) => {
             robolog::open_bytes(read_all(pipe, path)?).map_err(|e| Failure::open(e, path))
         }

@@ -95,6 +95,16 @@ fn main() -> ExitCode {
 }
 
 fn run(command: &Command, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let read = match command {
+        Command::Info(args) => Some(&args.read),
+        Command::Cat(args) => Some(&args.read),
+        Command::Convert(args) => Some(&args.read),
+        Command::Merge(args) => Some(&args.read),
+        _ => None,
+    };
+    if let Some(distro) = read.and_then(|r| r.distro) {
+        input::set_distro(distro);
+    }
     match command {
         Command::Info(args) => info::run(args, out),
         Command::Cat(args) => cat::run(args, out),

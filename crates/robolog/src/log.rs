@@ -36,6 +36,8 @@ pub enum NegativeTimes {
 pub struct OpenOptions {
     pub(crate) negative_times: NegativeTimes,
     pub(crate) check_uncompressed_chunks: bool,
+    #[cfg(all(feature = "rosbag2", feature = "cdr"))]
+    pub(crate) distro: Option<robolog_msg::Distro>,
 }
 
 impl Default for OpenOptions {
@@ -43,6 +45,8 @@ impl Default for OpenOptions {
         Self {
             negative_times: NegativeTimes::default(),
             check_uncompressed_chunks: true,
+            #[cfg(all(feature = "rosbag2", feature = "cdr"))]
+            distro: None,
         }
     }
 }
@@ -68,6 +72,16 @@ impl OpenOptions {
         self
     }
 
+    /// The ROS 2 distro whose bundled standard interfaces define the types of a ROS 2 bag
+    /// that stores no definitions (a `.db3` written before Iron), in place of the distro its
+    /// metadata.yaml names (by default that one; a type neither defines is taken from the
+    /// newest distro that has it, as the decoder does for channels without a schema).
+    #[cfg(all(feature = "rosbag2", feature = "cdr"))]
+    pub fn distro(mut self, distro: robolog_msg::Distro) -> Self {
+        self.distro = Some(distro);
+        self
+    }
+
     /// What to do with BDDF times before 1970.
     pub fn negative_times(mut self, policy: NegativeTimes) -> Self {
         self.negative_times = policy;
@@ -82,7 +96,11 @@ impl OpenOptions {
             Format::Rosbag2.require_enabled()?;
             #[cfg(feature = "rosbag2")]
             {
-                let (b, channels, problems) = crate::rosbag2_log::Rosbag2Log::open(path)?;
+                #[cfg(feature = "cdr")]
+                let distro = self.distro;
+                #[cfg(not(feature = "cdr"))]
+                let distro = None;
+                let (b, channels, problems) = crate::rosbag2_log::Rosbag2Log::open(path, distro)?;
                 let file_size = b.file_size();
                 return Ok(Log {
                     format: Format::Rosbag2,

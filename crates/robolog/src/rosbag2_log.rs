@@ -78,22 +78,85 @@ pub(crate) fn problem(p: &robolog_rosbag2::Problem) -> Problem {
     Problem::new(severity, p.offset, message)
 }
 
+/// The distro [`crate::OpenOptions::distro`] chose (nothing to choose without the `cdr`
+/// feature).
+#[cfg(feature = "cdr")]
+pub(crate) type DistroChoice = Option<robolog_msg::Distro>;
+/// The distro [`crate::OpenOptions`] chose (nothing to choose without the `cdr` feature).
+#[cfg(not(feature = "cdr"))]
+pub(crate) type DistroChoice = Option<std::convert::Infallible>;
+
+/// The definition of a topic whose bag stores none, from the bundled standard interfaces of
+/// `choice` or else the distro the bag names; `Err` with a problem when no bundled distro
+/// defines the type.
+#[cfg(feature = "cdr")]
+fn standard_definition(
+    topic: &Topic,
+    choice: DistroChoice,
+    named: Option<&str>,
+) -> std::result::Result<Option<Definition>, Problem> {
+    use robolog_msg::{Distro, Registry, TypeName};
+
+    let Ok(name) = TypeName::parse(&topic.metadata.type_name) else {
+        return Ok(None);
+    };
+    let distro = choice.or_else(|| named.and_then(|d| d.parse::<Distro>().ok()));
+    if let Some(distro) = distro
+        && let Ok(text) = Registry::standard(distro).bundle_text(&name)
+    {
+        return Ok(Some(Definition::Stored {
+            encoding: crate::encodings::ROS2MSG.to_owned(),
+            text,
+        }));
+    }
+    if Distro::ALL
+        .iter()
+        .any(|d| Registry::standard(*d).contains(&name))
+    {
+        // The decoder picks the distro by the recorded type hash.
+        return Ok(None);
+    }
+    Err(Problem::new(
+        Severity::Warning,
+        None,
+        format!(
+            "topic {}: the bag stores no definition of {}, and no bundled ROS 2 distro \
+             defines it: its messages cannot be decoded",
+            topic.metadata.name, topic.metadata.type_name
+        ),
+    ))
+}
+
 impl Rosbag2Log {
-    pub(crate) fn open(path: &Path) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
+    pub(crate) fn open(
+        path: &Path,
+        distro: DistroChoice,
+    ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
         let bag = Bag::open(path)?;
+        let mut problems: Vec<Problem> = bag.problems().iter().map(problem).collect();
         let mut schemas: HashMap<(String, Definition), u32> = HashMap::new();
         let channels = bag
             .topics()
             .iter()
             .map(|t| {
+                let mut topic = std::borrow::Cow::Borrowed(t);
+                #[cfg(feature = "cdr")]
+                if !matches!(t.definition, Definition::Stored { .. }) {
+                    match standard_definition(t, distro, bag.ros_distro()) {
+                        Ok(Some(definition)) => topic.to_mut().definition = definition,
+                        Ok(None) => {}
+                        Err(p) => problems.push(p),
+                    }
+                }
+                #[cfg(not(feature = "cdr"))]
+                let _ = distro;
                 let next = schemas.len() as u32 + 1;
                 let id = *schemas
-                    .entry((t.metadata.type_name.clone(), t.definition.clone()))
+                    .entry((topic.metadata.type_name.clone(), topic.definition.clone()))
                     .or_insert(next);
-                Arc::new(channel(t, id))
+                Arc::new(channel(&topic, id))
             })
             .collect();
-        let problems = bag.problems().iter().map(problem).collect();
         Ok((Self { bag }, channels, problems))
     }
 

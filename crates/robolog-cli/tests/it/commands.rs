@@ -1319,3 +1319,102 @@ fn rosbag2_directory_and_db3_through_every_command() {
     );
     assert_eq!(info_of(&fixed)["message_count"], 13);
 }
+
+#[test]
+fn ros1_bags_migrate_to_ros2_bags_and_ros2_mcap() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ros2");
+    let run = robolog([
+        "convert".as_ref(),
+        "testdata/bags/generated/ros_comm/ref_none.bag".as_ref(),
+        out.as_os_str(),
+        "--format".as_ref(),
+        "rosbag2".as_ref(),
+        "--storage".as_ref(),
+        "sqlite3".as_ref(),
+    ])
+    .expect(0);
+    assert!(run.stdout.contains("150 messages"), "{}", run.stdout);
+    let info = info_of(&out);
+    assert_eq!(info["format"], "rosbag2");
+    assert_eq!(info["properties"]["ros_distro"], "jazzy");
+    let lines = robolog([
+        "cat".as_ref(),
+        "--decode".as_ref(),
+        "--json".as_ref(),
+        out.as_os_str(),
+        "--topic".as_ref(),
+        "/imu".as_ref(),
+        "--limit".as_ref(),
+        "1".as_ref(),
+    ])
+    .expect(0)
+    .json_lines();
+    assert_eq!(lines[0]["schema_name"], "sensor_msgs/msg/Imu");
+    assert_eq!(
+        lines[0]["message"]["header"],
+        serde_json::json!({"stamp": {"sec": 1_600_000_000, "nanosec": 0}, "frame_id": "imu_link"})
+    );
+
+    // A ROS 2 MCAP file straight from the bag, with Humble's definitions.
+    let mcap = dir.path().join("ros2.mcap");
+    robolog([
+        "convert".as_ref(),
+        "testdata/bags/generated/ros_comm/ref_lz4.bag".as_ref(),
+        mcap.as_os_str(),
+        "--migrate".as_ref(),
+        "ros2".as_ref(),
+        "--distro".as_ref(),
+        "humble".as_ref(),
+    ])
+    .expect(0);
+    let info = info_of(&mcap);
+    assert_eq!(info["properties"]["profile"], "ros2", "{info}");
+
+    // A type ROS 2 lacks is refused by name, and nothing is written; carried over on request.
+    let refused = dir.path().join("refused");
+    let run = robolog([
+        "convert".as_ref(),
+        "testdata/bags/upstream/rosbag.js/example-bz2.bag".as_ref(),
+        refused.as_os_str(),
+        "--format".as_ref(),
+        "rosbag2".as_ref(),
+    ])
+    .expect(1);
+    assert!(
+        run.stderr
+            .contains("/rosout: rosgraph_msgs/Log (ROS 2 jazzy has no rosgraph_msgs/msg/Log)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!refused.exists());
+    robolog([
+        "convert".as_ref(),
+        "testdata/bags/upstream/rosbag.js/example-bz2.bag".as_ref(),
+        refused.as_os_str(),
+        "--format".as_ref(),
+        "rosbag2".as_ref(),
+        "--copy-unmatched-types".as_ref(),
+    ])
+    .expect(0);
+    assert_eq!(info_of(&refused)["message_count"], 8647);
+}
+
+#[test]
+fn distro_gives_definitions_to_a_bag_without_them() {
+    let bag = "testdata/rosbag2/sqlite3-convert_b";
+    let args = ["cat", "--decode", "--json", bag, "--topic", "c_strings"];
+    let plain = robolog(args).expect(0).json_lines();
+    assert_eq!(plain.len(), 50);
+    let with = robolog(args.iter().chain(&["--distro", "humble"]))
+        .expect(0)
+        .json_lines();
+    assert_eq!(with.len(), 50);
+    assert!(
+        with.iter()
+            .all(|l| l["message"]["string_value"].is_string())
+    );
+    assert_eq!(with[0]["message"], plain[0]["message"]);
+    let run = robolog(["info", bag, "--distro", "nope"]).expect(2);
+    assert!(run.stderr.contains("nope"), "{}", run.stderr);
+}

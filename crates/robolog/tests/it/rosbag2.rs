@@ -166,3 +166,93 @@ fn check_and_recover_a_bag_directory() {
         messages(&open(testdata::path("rosbag2/sqlite3-talker")).unwrap())
     );
 }
+
+#[test]
+fn a_bag_without_definitions_takes_them_from_the_chosen_distro() {
+    use robolog::msg::Distro;
+
+    // sqlite schema without message_definitions, metadata.yaml v5 without a distro.
+    let path = testdata::path("rosbag2/sqlite3-convert_b");
+    let plain = open(&path).unwrap();
+    let strings = |log: &robolog::Log| {
+        let channel = log
+            .channels()
+            .iter()
+            .find(|c| c.topic == "c_strings")
+            .unwrap()
+            .clone();
+        channel.schema.clone().unwrap()
+    };
+    assert!(strings(&plain).data.is_empty());
+    let log = robolog::OpenOptions::new()
+        .distro(Distro::Humble)
+        .open(&path)
+        .unwrap();
+    let schema = strings(&log);
+    assert_eq!(schema.encoding, "ros2msg");
+    let text = String::from_utf8(schema.data.to_vec()).unwrap();
+    let standard = robolog::msg::Registry::standard(Distro::Humble);
+    let name = robolog::msg::TypeName::parse("test_msgs/msg/Strings").unwrap();
+    assert_eq!(text, standard.bundle_text(&name).unwrap());
+    // Every message decodes with it, and a conversion carries the definition over.
+    let mut decoder = robolog::Decoder::new();
+    let mut decoded = 0;
+    for message in log.messages().iter().unwrap() {
+        let message = message.unwrap();
+        let json = decoder.decode(&message).unwrap().to_json();
+        if message.channel.topic == "c_strings" {
+            let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert!(json["string_value"].is_string(), "{json}");
+            decoded += 1;
+        }
+    }
+    assert_eq!(decoded, 50);
+    let mut mcap = create_writer(
+        Output::memory(),
+        WriterOptions::default_for(Format::Mcap).unwrap(),
+    )
+    .unwrap();
+    convert(&log, &mut *mcap, ConvertOptions::new()).unwrap();
+    let copy = robolog::open_bytes(mcap.finish().unwrap().data.unwrap()).unwrap();
+    assert_eq!(strings(&copy).data, schema.data);
+}
+
+#[test]
+fn a_type_no_distro_defines_is_named_when_the_bag_has_no_definition() {
+    use robolog::rosbag2::{Definition, StorageId, TopicMetadata, WriteOptions, Writer};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bag");
+    let mut writer =
+        Writer::create(&path, WriteOptions::new().storage(StorageId::Sqlite3)).unwrap();
+    let topic = writer
+        .add_topic(
+            TopicMetadata {
+                name: "/thing".into(),
+                type_name: "my_pkg/msg/Thing".into(),
+                serialization_format: "cdr".into(),
+                ..Default::default()
+            },
+            Definition::NotFound {
+                encoding: String::new(),
+            },
+        )
+        .unwrap();
+    writer.write(topic, 5, b"\0\x01\0\0\x01\0\0\0").unwrap();
+    writer.finish().unwrap();
+    let log = robolog::OpenOptions::new()
+        .distro(robolog::msg::Distro::Jazzy)
+        .open(&path)
+        .unwrap();
+    let problems: Vec<String> = log.problems().iter().map(|p| p.to_string()).collect();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("my_pkg/msg/Thing")
+                && p.contains("no bundled ROS 2 distro defines it")),
+        "{problems:?}"
+    );
+    let message = log.messages().iter().unwrap().next().unwrap().unwrap();
+    let err = robolog::Decoder::new().decode(&message).unwrap_err();
+    assert!(err.to_string().contains("my_pkg/msg/Thing"), "{err}");
+}
