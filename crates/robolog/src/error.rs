@@ -129,7 +129,7 @@ pub enum Error {
     /// their types have no counterpart in the other version, or definitions that cannot be
     /// translated. Nothing was written.
     #[error(
-        "cannot migrate to {target}: {}; leave these topics out, or carry their own definitions over (Migration::copy_unmatched_types)",
+        "cannot migrate to {target}: {}; leave these topics out, or carry their own definitions over (robolog convert --copy-unmatched-types, Migration::copy_unmatched_types)",
         .refused.join("; ")
     )]
     Migration {

@@ -427,3 +427,86 @@ fn migrated_bags_read_in_rosbags_as_rosbags_convert_output() {
     // 150 in each generated bag, 8647 in example-bz2, … (each counted once per storage).
     assert_eq!(total, 2 * (150 + 150 + 20 + 3 + 1 + 1 + 8647), "{output}");
 }
+
+/// A log of `format` in memory holding `data` as the one message of `channel`.
+fn one_message_log(
+    format: Format,
+    channel: &robolog::Channel,
+    template: &robolog::Message,
+    data: Vec<u8>,
+) -> Log {
+    let mut writer = create_writer(
+        Output::memory(),
+        WriterOptions::default_for(format).unwrap(),
+    )
+    .unwrap();
+    let id = writer.add_channel(channel).unwrap();
+    let message = robolog::Message {
+        data: robolog::Bytes::from(data),
+        ..template.clone()
+    };
+    writer.write_message(id, &message).unwrap();
+    robolog::open_bytes(writer.finish().unwrap().data.unwrap()).unwrap()
+}
+
+/// Every cut and every corrupted byte of a message of each type, both ways: an error or a
+/// message, never a panic; a cut ROS 1 message is always an error.
+#[test]
+fn damaged_messages_are_errors_not_panics() {
+    let bag = open(testdata::path("bags/generated/ros_comm/ref_none.bag")).unwrap();
+    let mut mcap = create_writer(
+        Output::memory(),
+        WriterOptions::default_for(Format::Mcap).unwrap(),
+    )
+    .unwrap();
+    let options = ConvertOptions::new().migration(Migration::to(RosVersion::Ros2));
+    convert(&bag, &mut *mcap, options).unwrap();
+    let ros2 = robolog::open_bytes(mcap.finish().unwrap().data.unwrap()).unwrap();
+    let mut errors = 0;
+    for (source, format, to) in [
+        (&bag, Format::Bag, RosVersion::Ros2),
+        (&ros2, Format::Mcap, RosVersion::Ros1),
+    ] {
+        for channel in source.channels() {
+            let template = source
+                .messages()
+                .iter()
+                .unwrap()
+                .map(|m| m.unwrap())
+                .filter(|m| m.channel.topic == channel.topic)
+                .last()
+                .unwrap();
+            let data = template.data.to_vec();
+            let mut cases: Vec<(bool, Vec<u8>)> = (0..data.len())
+                .map(|n| (true, data[..n].to_vec()))
+                .collect();
+            for i in 0..data.len() {
+                for flip in [0xff, 0x80] {
+                    let mut bytes = data.clone();
+                    bytes[i] ^= flip;
+                    cases.push((false, bytes));
+                }
+            }
+            for (cut, bytes) in cases {
+                let log = one_message_log(format, channel, &template, bytes);
+                let mut out = create_writer(
+                    Output::memory(),
+                    WriterOptions::default_for(Format::Mcap).unwrap(),
+                )
+                .unwrap();
+                let result = convert(
+                    &log,
+                    &mut *out,
+                    ConvertOptions::new().migration(Migration::to(to)),
+                );
+                if result.is_err() {
+                    errors += 1;
+                }
+                if cut && to == RosVersion::Ros2 {
+                    assert!(result.is_err(), "{} cut", channel.topic);
+                }
+            }
+        }
+    }
+    assert!(errors > 1000, "{errors}");
+}
