@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use robolog_framing::Bytes;
 use robolog_fuzz::CHUNK_LIMIT;
-use robolog_rosbag::{OpenOptions, Order};
+use robolog_rosbag::{Bag, OpenOptions, Order};
 
 fuzz_target!(|data: &[u8]| {
     for (strict, verify_chunks) in [(false, false), (false, true), (true, true)] {
@@ -15,14 +15,14 @@ fuzz_target!(|data: &[u8]| {
             .max_chunk_size(CHUNK_LIMIT)
             .strict(strict)
             .verify_chunks(verify_chunks);
-        let Ok(bag) = options.open(Bytes::copy_from_slice(data)) else {
+        let Ok(bag) = Bag::open_with(Bytes::copy_from_slice(data), options) else {
             continue;
         };
         let _ = bag.summary();
         let _ = bag.problems();
         let _ = bag.chunks().count();
         let _ = bag.compression();
-        for order in [Order::Time, Order::File] {
+        for order in [Order::LogTime, Order::File] {
             // Lending and iterating must agree, errors included (not their text: a corrupt chunk
             // can fail differently in a recycled, larger buffer).
             let query = bag.messages().order(order).threads(0);

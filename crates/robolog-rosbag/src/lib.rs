@@ -1,6 +1,6 @@
-//! ROS bag files: read format 2.0 (indexed over bytes in memory, or streaming over `Read`) and
-//! 1.2, write 2.0 (and 1.2), and reindex or recover bags that were never closed or were cut
-//! short.
+//! ROS bag files: read format 2.0 (indexed, reading by position only the parts a query needs, or
+//! streaming over `Read`) and 1.2, write 2.0 (and 1.2), and reindex or recover bags that were
+//! never closed or were cut short.
 //!
 //! Messages come out as opaque bytes plus their connection's type, md5sum and definition;
 //! understanding the definitions is the job of `robolog-msg` and `robolog-ros1`.
@@ -26,12 +26,12 @@
 //! let bytes = writer.finish()?.into_inner();
 //!
 //! // …and read it back in time order.
-//! let bag = Bag::open(bytes.into())?;
+//! let bag = Bag::open(bytes)?;
 //! assert_eq!(bag.connections()[0].topic, "/chatter");
 //! let times: Vec<u64> = bag
 //!     .messages()
 //!     .topics(["/chatter"])
-//!     .order(Order::Time)
+//!     .order(Order::LogTime)
 //!     .into_iter()
 //!     .map(|m| m.map(|m| m.time_ns))
 //!     .collect::<Result<_, _>>()?;
@@ -42,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 mod chunk;
+mod chunks;
 mod connection;
 mod error;
 mod format;
@@ -62,9 +63,10 @@ pub use error::{Error, RecordKind, Result};
 pub use format::version::Version;
 pub use open::{Bag, IndexStatus, OpenOptions};
 pub use problem::{Problem, Severity};
-pub use query::{Message, MessageRef, Messages, Order, Position, Query};
+pub use query::{Message, MessageRef, Messages, Position, Query};
 pub use reindex::{ReindexMode, ReindexOptions, ReindexReport, reindex, reindex_file};
 pub use robolog_framing::Bytes;
+pub use robolog_query::{Input, Order};
 pub use stream::{StreamOptions, StreamReader, StreamReport};
 pub use summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary};
 pub use writer::{WriteOptions, Writer};

@@ -1,4 +1,4 @@
-//! Opening a bag held in memory (usually memory-mapped): version, connections, chunks and
+//! Opening a bag through its input, read by position: version, connections, chunks and
 //! summary, from the index when it is valid and from a linear scan otherwise.
 
 use std::ops::Range;
@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use robolog_framing::Bytes;
+use robolog_query::{BufferPool, Input};
 
 use crate::chunk::ChunkCompression;
 use crate::connection::Connection;
@@ -94,16 +95,6 @@ impl OpenOptions {
         self.max_chunk_size = bytes.min(u32::MAX as usize);
         self
     }
-
-    /// Opens a bag held in `data`.
-    pub fn open(&self, data: Bytes) -> Result<Bag> {
-        open(data, self)
-    }
-
-    /// Memory-maps (or reads) the file at `path` and opens it.
-    pub fn open_file(&self, path: impl AsRef<Path>) -> Result<Bag> {
-        self.open(robolog_framing::load_file(path)?)
-    }
 }
 
 /// Where a chunk's index entries come from.
@@ -133,6 +124,8 @@ pub(crate) struct ChunkLayout {
 pub(crate) enum LayoutFault {
     Damaged(&'static str),
     Unsupported(String),
+    /// The input could not be read there.
+    Unreadable(String),
 }
 
 /// A chunk and everything needed to read it.
@@ -149,10 +142,10 @@ pub(crate) struct ChunkEntry {
 impl ChunkEntry {
     /// The chunk's header, read and checked the first time it is asked for. The CHUNK record
     /// must lie whole in `section` (the chunk section, before the index).
-    pub(crate) fn layout(&self, file: &[u8], section: &Range<usize>) -> Result<&ChunkLayout> {
+    pub(crate) fn layout(&self, input: &Input, section: &Range<usize>) -> Result<&ChunkLayout> {
         let position = self.info.position;
         self.layout
-            .get_or_init(|| read_layout(file, section, position))
+            .get_or_init(|| read_layout(input, section, position))
             .as_ref()
             .map_err(|fault| match fault {
                 LayoutFault::Damaged(message) => Error::index_damaged(position, *message),
@@ -160,46 +153,74 @@ impl ChunkEntry {
                     offset: position,
                     name: name.clone(),
                 },
+                LayoutFault::Unreadable(message) => Error::Read {
+                    offset: position,
+                    source: std::io::Error::other(message.clone()),
+                },
             })
+    }
+
+    /// The chunk's header, when it has been read (and was sound).
+    pub(crate) fn known_layout(&self) -> Option<&ChunkLayout> {
+        self.layout.get().and_then(|layout| layout.as_ref().ok())
     }
 }
 
+/// Bytes read to find a chunk's header: a CHUNK header is some 60 bytes (a longer one is read
+/// again whole).
+const CHUNK_HEAD_LEN: u64 = 512;
+
 fn read_layout(
-    file: &[u8],
+    input: &Input,
     section: &Range<usize>,
     position: u64,
 ) -> std::result::Result<ChunkLayout, LayoutFault> {
     // Opening checked that the position is in the section; this keeps the function whole.
-    let at = usize::try_from(position)
-        .ok()
-        .filter(|p| section.contains(p))
-        .ok_or(LayoutFault::Damaged(
+    if !usize::try_from(position).is_ok_and(|p| section.contains(&p)) {
+        return Err(LayoutFault::Damaged(
             "chunk position outside the chunk section",
-        ))?;
-    let record = view_record(&file[at..section.end], position)
-        .ok()
-        .filter(|r| r.is_complete())
-        .ok_or(LayoutFault::Damaged(
-            "no complete chunk record at this position",
-        ))?;
+        ));
+    }
+    let incomplete = LayoutFault::Damaged("no complete chunk record at this position");
+    let end = section.end as u64;
+    let read = |len: u64| {
+        input
+            .read(position..end.min(position.saturating_add(len)))
+            .map_err(|e| LayoutFault::Unreadable(e.to_string()))
+    };
+    let mut head = read(CHUNK_HEAD_LEN)?;
+    let needed = head
+        .get(..4)
+        .map(|b| 8 + u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+    if needed.is_some_and(|n| n > head.len() as u64) {
+        head = read(needed.unwrap_or(0))?;
+    }
+    let record = view_record(&head, position).map_err(|_| incomplete.clone())?;
+    let data_start = record.data_offset();
+    if data_start.saturating_add(u64::from(record.data_len)) > end {
+        return Err(incomplete);
+    }
     let Ok(Header::Chunk(chunk)) = parse_header(record.header, record.header_offset()) else {
         return Err(LayoutFault::Damaged("no chunk record at this position"));
     };
     let compression = ChunkCompression::from_name(chunk.compression).ok_or_else(|| {
         LayoutFault::Unsupported(String::from_utf8_lossy(chunk.compression).into_owned())
     })?;
-    let data_start = record.data_offset() as usize;
+    let data_start = data_start as usize;
+    let data_end = data_start + record.data_len as usize;
     Ok(ChunkLayout {
         compression,
-        data: data_start..data_start + record.data.len(),
+        data: data_start..data_end,
         size: chunk.size,
-        index_start: at + record.len(),
+        index_start: data_end,
     })
 }
 
 #[derive(Debug)]
 pub(crate) struct BagData {
-    pub(crate) file: Bytes,
+    pub(crate) input: Input,
+    /// The whole file of a 1.2 bag, whose messages are read from it in place.
+    pub(crate) v12_file: Option<Bytes>,
     pub(crate) version: Version,
     pub(crate) connections: Vec<Connection>,
     pub(crate) chunks: Vec<ChunkEntry>,
@@ -210,9 +231,49 @@ pub(crate) struct BagData {
     pub(crate) index_status: IndexStatus,
     pub(crate) problems: Vec<Problem>,
     pub(crate) max_chunk_size: usize,
+    /// The chunks' positions, sorted: where each chunk's INDEX_DATA records end at the latest.
+    positions: Vec<u64>,
 }
 
-/// An open bag (format 2.0 or 1.2) over bytes in memory. Cheap to clone; queries share it.
+impl BagData {
+    /// Where the chunk after the one at `position` starts (or the index section, after the
+    /// last).
+    pub(crate) fn next_chunk_after(&self, position: u64) -> u64 {
+        let i = self.positions.partition_point(|&p| p <= position);
+        self.positions
+            .get(i)
+            .copied()
+            .unwrap_or(self.chunk_section.end as u64)
+    }
+
+    fn new(input: Input, version: Version, max_chunk_size: usize) -> Self {
+        Self {
+            input,
+            v12_file: None,
+            version,
+            connections: Vec::new(),
+            chunks: Vec::new(),
+            chunk_section: 0..0,
+            v12_messages: Vec::new(),
+            summary: Summary::default(),
+            index_status: IndexStatus::Used,
+            problems: Vec::new(),
+            max_chunk_size,
+            positions: Vec::new(),
+        }
+    }
+
+    fn with_chunks(mut self, chunks: Vec<ChunkEntry>) -> Self {
+        let mut positions: Vec<u64> = chunks.iter().map(|c| c.info.position).collect();
+        positions.sort_unstable();
+        self.positions = positions;
+        self.chunks = chunks;
+        self
+    }
+}
+
+/// An open bag (format 2.0 or 1.2), read through its [`Input`]. Cheap to clone; queries share
+/// it.
 ///
 /// ```no_run
 /// use robolog_rosbag::Bag;
@@ -229,17 +290,26 @@ pub(crate) struct BagData {
 #[derive(Debug, Clone)]
 pub struct Bag {
     pub(crate) inner: Arc<BagData>,
+    /// Decode buffers, shared by the bag's queries.
+    pub(crate) buffers: BufferPool,
 }
 
 impl Bag {
-    /// Opens a bag held in `data` with the default, lenient [`OpenOptions`].
-    pub fn open(data: Bytes) -> Result<Self> {
-        OpenOptions::default().open(data)
+    /// Opens an input (a buffer, a file opened with [`Input::open`], ...) with the default,
+    /// lenient [`OpenOptions`].
+    pub fn open(input: impl Into<Input>) -> Result<Self> {
+        Self::open_with(input, OpenOptions::default())
     }
 
-    /// Memory-maps the file at `path` and opens it with the default options.
+    /// Opens the file at `path`, read by position as queries need its parts, with the default
+    /// options.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
-        OpenOptions::default().open_file(path)
+        Self::open(Input::open(path)?)
+    }
+
+    /// Opens an input with `options`.
+    pub fn open_with(input: impl Into<Input>, options: OpenOptions) -> Result<Self> {
+        open(input.into(), &options)
     }
 
     /// The format version.
@@ -278,7 +348,7 @@ impl Bag {
     pub fn chunk_headers(&self) -> impl ExactSizeIterator<Item = Result<ChunkHeader>> + '_ {
         let data = &self.inner;
         data.chunks.iter().map(|c| {
-            c.layout(&data.file, &data.chunk_section)
+            c.layout(&data.input, &data.chunk_section)
                 .map(|layout| ChunkHeader {
                     compression: layout.compression,
                     compressed_size: layout.data.len() as u64,
@@ -309,9 +379,9 @@ impl Bag {
         &self.inner.problems
     }
 
-    /// The bag's bytes.
-    pub fn data(&self) -> &Bytes {
-        &self.inner.file
+    /// The input the bag is read from.
+    pub fn input(&self) -> &Input {
+        &self.inner.input
     }
 
     /// A query over the messages: every message in time order unless narrowed down.
@@ -320,18 +390,29 @@ impl Bag {
     }
 }
 
-fn open(file: Bytes, options: &OpenOptions) -> Result<Bag> {
-    let (version, line_len) = parse_version_line(&file)?;
+/// Bytes read from the start of a bag for its version line and file header (which ROS pads to
+/// 4 KiB; a longer one is read again whole).
+const HEAD_LEN: u64 = 8 << 10;
+
+fn open(input: Input, options: &OpenOptions) -> Result<Bag> {
+    let io = |offset: u64| move |source| Error::Read { offset, source };
+    let head = input.read_up_to(0, HEAD_LEN).map_err(io(0))?;
+    let (version, line_len) = parse_version_line(&head)?;
     let data = match version {
-        Version::V1_2 => open_v12(file, line_len, options)?,
-        Version::V2_0 => open_v20(file, line_len, options)?,
+        Version::V1_2 => open_v12(input, line_len, options)?,
+        Version::V2_0 => open_v20(input, head, line_len, options)?,
     };
     Ok(Bag {
         inner: Arc::new(data),
+        buffers: BufferPool::new(),
     })
 }
 
-fn open_v12(file: Bytes, start: usize, options: &OpenOptions) -> Result<BagData> {
+fn open_v12(input: Input, start: usize, options: &OpenOptions) -> Result<BagData> {
+    // A 1.2 bag's messages are read in place from the whole file.
+    let file = input
+        .read_all()
+        .map_err(|source| Error::Read { offset: 0, source })?;
     let contents = read_v12(&file, start, options.strict)?;
     let mut summary = Summary {
         message_counts: contents.connections.iter().map(|c| (c.id, 0)).collect(),
@@ -345,16 +426,13 @@ fn open_v12(file: Bytes, start: usize, options: &OpenOptions) -> Result<BagData>
         summary.end_ns = Some(summary.end_ns.map_or(ns, |e| e.max(ns)));
     }
     Ok(BagData {
-        file,
-        version: Version::V1_2,
+        v12_file: Some(file),
         connections: contents.connections,
-        chunks: Vec::new(),
-        chunk_section: 0..0,
         v12_messages: contents.messages,
         summary,
         index_status: contents.status.unwrap_or(IndexStatus::Missing),
         problems: contents.problems,
-        max_chunk_size: options.max_chunk_size,
+        ..BagData::new(input, Version::V1_2, options.max_chunk_size)
     })
 }
 
@@ -383,18 +461,29 @@ pub(crate) fn read_file_header(
     }
 }
 
-fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagData> {
-    let (header, chunks_start) = read_file_header(&file, line_len)?;
+fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagData> {
+    let io = |offset: u64| move |source| Error::Read { offset, source };
+    let mut head = head;
+    if (head.len() as u64) < input.len() {
+        // A file header longer than the bytes read: read it whole.
+        if let Ok(record) = view_record(head.get(line_len..).unwrap_or_default(), line_len as u64)
+            && !record.is_complete()
+        {
+            let end = line_len as u64 + 8 + record.header.len() as u64 + u64::from(record.data_len);
+            head = input.read_up_to(0, end).map_err(io(0))?;
+        }
+    }
+    let (header, chunks_start) = read_file_header(&head, line_len)?;
     let failure = if header.index_pos == 0 {
         if options.strict {
             return Err(Error::Unindexed);
         }
         IndexStatus::Missing
     } else {
-        let index = read_index(&file, chunks_start, &header).and_then(|index| {
+        let index = read_index(&input, chunks_start, &header).and_then(|index| {
             if options.verify_chunks {
                 for chunk in &index.chunks {
-                    chunk.layout(&file, &index.chunk_section)?;
+                    chunk.layout(&input, &index.chunk_section)?;
                 }
             }
             Ok(index)
@@ -410,17 +499,12 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
                     chunks.iter().map(|c| &c.info),
                 );
                 return Ok(BagData {
-                    file,
-                    version: Version::V2_0,
                     connections,
-                    chunks,
                     chunk_section,
-                    v12_messages: Vec::new(),
                     summary,
-                    index_status: IndexStatus::Used,
-                    problems: Vec::new(),
-                    max_chunk_size: options.max_chunk_size,
-                });
+                    ..BagData::new(input, Version::V2_0, options.max_chunk_size)
+                }
+                .with_chunks(chunks));
             }
             Err(e) if options.strict => return Err(e),
             Err(Error::IndexDamaged { offset, message }) => {
@@ -439,6 +523,8 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
             "unindexed bag (index_pos = 0); read by a linear scan",
         ),
     }];
+    // The scan reads the whole file.
+    let file = input.read_all().map_err(io(0))?;
     let scanned = scan(
         &file,
         chunks_start,
@@ -478,17 +564,14 @@ fn open_v20(file: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagDa
     );
     let chunk_section = chunks_start..file.len();
     Ok(BagData {
-        file,
-        version: Version::V2_0,
         connections,
-        chunks,
         chunk_section,
-        v12_messages: Vec::new(),
         summary,
         index_status: failure,
         problems,
-        max_chunk_size: options.max_chunk_size,
-    })
+        ..BagData::new(input, Version::V2_0, options.max_chunk_size)
+    }
+    .with_chunks(chunks))
 }
 
 /// What the index section holds.
@@ -502,32 +585,42 @@ struct Index {
 /// bounds, every count backed by bytes, every chunk's connections defined. Chunk headers are
 /// not read here (see [`OpenOptions::verify_chunks`]).
 fn read_index(
-    file: &[u8],
+    input: &Input,
     chunks_start: usize,
     header: &crate::format::records::FileHeader,
 ) -> Result<Index> {
     let damaged = |offset: u64, message: String| Error::index_damaged(offset, message);
     let index_pos = header.index_pos;
+    let file_len = input.len();
     let index_start = usize::try_from(index_pos)
         .ok()
-        .filter(|&p| p >= chunks_start && p <= file.len())
+        .filter(|&p| p >= chunks_start && p as u64 <= file_len)
         .ok_or_else(|| {
             damaged(
                 index_pos,
                 format!(
-                    "index_pos {index_pos} is outside the chunk section ({chunks_start}..={})",
-                    file.len()
+                    "index_pos {index_pos} is outside the chunk section ({chunks_start}..={file_len})"
                 ),
             )
         })?;
+    // The index section runs to the end of the file: one read.
+    let section = input
+        .read(index_pos..file_len)
+        .map_err(|source| Error::Read {
+            offset: index_pos,
+            source,
+        })?;
+    let index = section.as_ref();
+    let end = index.len();
     let mut connections: Vec<Connection> = Vec::new();
     // The header's count sizes the list only as far as the index section's bytes could hold
     // that many records (each at least its two length fields and the shortest header).
-    let room = (file.len() - index_start) / (8 + CHUNK_INFO_HEADER_LEN);
+    let room = end / (8 + CHUNK_INFO_HEADER_LEN);
     let mut chunks: Vec<ChunkEntry> = Vec::with_capacity(room.min(header.chunk_count as usize));
-    let mut pos = index_start;
-    while pos < file.len() {
-        let record = view_record(&file[pos..], pos as u64)
+    let mut rel = 0;
+    while rel < end {
+        let pos = index_start + rel;
+        let record = view_record(&index[rel..], pos as u64)
             .map_err(|e| damaged(pos as u64, format!("index record cut short: {e}")))?;
         if !record.is_complete() {
             return Err(damaged(pos as u64, "index record cut short".into()));
@@ -587,7 +680,7 @@ fn read_index(
                 ));
             }
         }
-        pos += record.len();
+        rel += record.len();
     }
     if connections.len() as u64 != u64::from(header.conn_count)
         || chunks.len() as u64 != u64::from(header.chunk_count)

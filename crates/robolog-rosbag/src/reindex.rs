@@ -107,7 +107,7 @@ impl ReindexReport {
 /// let mut out = Cursor::new(Vec::new());
 /// let report = reindex(&bag.into(), &mut out, &ReindexOptions::new())?;
 /// assert_eq!((report.messages, report.lost_data()), (2, false));
-/// assert_eq!(Bag::open(out.into_inner().into())?.summary().message_count, 2);
+/// assert_eq!(Bag::open(out.into_inner())?.summary().message_count, 2);
 /// # Ok::<(), robolog_rosbag::Error>(())
 /// ```
 pub fn reindex<W: Write + Seek>(

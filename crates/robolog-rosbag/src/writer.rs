@@ -99,7 +99,7 @@ struct ConnectionSlot {
 /// writer.write(chatter, 1_600_000_000_000_000_000, b"\x05\0\0\0hello")?;
 /// let bytes = writer.finish()?.into_inner();
 ///
-/// let bag = Bag::open(bytes.into())?;
+/// let bag = Bag::open(bytes)?;
 /// assert_eq!(bag.summary().message_count, 1);
 /// # Ok::<(), robolog_rosbag::Error>(())
 /// ```

@@ -29,7 +29,7 @@ struct Topic {
 /// let mut writer = V12Writer::new(Cursor::new(Vec::new()))?;
 /// let topic = writer.add_topic("/chatter", "std_msgs/String", "992ce8a1687cec8c8bd883ec73ca41d1", "string data\n")?;
 /// writer.write(topic, 1_000_000_000, b"\x02\0\0\0hi")?;
-/// let bag = Bag::open(writer.finish()?.into_inner().into())?;
+/// let bag = Bag::open(writer.finish()?.into_inner())?;
 /// assert_eq!((bag.version(), bag.summary().message_count), (Version::V1_2, 1));
 /// # Ok::<(), robolog_rosbag::Error>(())
 /// ```

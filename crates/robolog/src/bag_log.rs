@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use robolog_framing::Bytes;
+use robolog_query::Input;
 use robolog_rosbag::{Bag, Connection, IndexStatus, Version};
 
 use crate::encodings::{ROS1, ROS1MSG};
@@ -72,10 +73,11 @@ fn connection_metadata(connection: &Connection) -> BTreeMap<String, String> {
 /// Opens a bag the way every facade operation does: every chunk header is checked at open, so
 /// that an index pointing anywhere but at a chunk makes the bag be read by a scan (and `info`
 /// needs the headers anyway).
-pub(crate) fn open_bag(data: Bytes) -> robolog_rosbag::Result<Bag> {
-    robolog_rosbag::OpenOptions::new()
-        .verify_chunks(true)
-        .open(data)
+pub(crate) fn open_bag(input: impl Into<Input>) -> robolog_rosbag::Result<Bag> {
+    Bag::open_with(
+        input,
+        robolog_rosbag::OpenOptions::new().verify_chunks(true),
+    )
 }
 
 #[derive(Debug)]
@@ -199,7 +201,7 @@ impl BagLog {
             .messages()
             .time_range(filter.start_ns()..=filter.end_ns_inclusive())
             .order(match order {
-                Order::LogTime | Order::Topic => robolog_rosbag::Order::Time,
+                Order::LogTime | Order::Topic => robolog_rosbag::Order::LogTime,
                 Order::File => robolog_rosbag::Order::File,
             });
         if let Some(ids) = &selection.channels {

@@ -15,8 +15,8 @@ use std::path::Path;
 use mcap::sans_io::indexed_reader::{
     IndexedReadEvent, IndexedReader, IndexedReaderOptions, ReadOrder,
 };
-use robolog_framing::load_file;
 use robolog_mcap::{LinearReader, McapReader, Message, Order as McapOrder};
+use robolog_query::Input;
 use robolog_rosbag::{Bag, Order as BagOrder};
 
 use super::files::{
@@ -111,6 +111,16 @@ impl Consumer {
     }
 }
 
+/// The whole file at `path`, memory-mapped: both sides read the files so (the `mcap` and
+/// `rosbag` crates map them).
+#[allow(unsafe_code)]
+fn mapped(path: &Path) -> std::io::Result<robolog_framing::Bytes> {
+    // SAFETY: the benchmark writes its files before it measures and never touches them while
+    // they are read.
+    let input = unsafe { Input::map(path) }?;
+    input.read_all()
+}
+
 /// What an operation needs besides its file.
 pub(crate) struct Context<'a> {
     pub(crate) workload: &'a Workload,
@@ -144,13 +154,13 @@ fn ours_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
     match op {
         Op::ReadFile => {
             // Borrowed, as the `mcap` crate lends its messages.
-            let mut messages = LinearReader::new(load_file(cx.input)?).into_messages();
+            let mut messages = LinearReader::new(mapped(cx.input)?).into_messages();
             while let Some(m) = messages.next_ref() {
                 c.take(m?.data);
             }
         }
         Op::ReadTime | Op::Query => {
-            let reader = McapReader::open(load_file(cx.input)?)?;
+            let reader = McapReader::open(mapped(cx.input)?)?;
             let mut query = reader.messages().order(McapOrder::LogTime);
             if op == Op::Query {
                 let (start, end) = cx.workload.query_range();
@@ -164,7 +174,7 @@ fn ours_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
             }
         }
         Op::Info => {
-            let reader = McapReader::open(load_file(cx.input)?)?;
+            let reader = McapReader::open(mapped(cx.input)?)?;
             let stats = reader
                 .summary()
                 .statistics
@@ -202,13 +212,13 @@ fn peer_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
     let mut c = Consumer::default();
     match op {
         Op::ReadFile => {
-            let file = load_file(cx.input)?;
+            let file = mapped(cx.input)?;
             for m in mcap::MessageStream::new(&file)? {
                 c.take(&m?.data);
             }
         }
         Op::ReadTime | Op::Query => {
-            let file = load_file(cx.input)?;
+            let file = mapped(cx.input)?;
             let summary = mcap::Summary::read(&file)?.ok_or("no summary")?;
             let mut options = IndexedReaderOptions::new().with_order(ReadOrder::LogTime);
             if op == Op::Query {
@@ -235,7 +245,7 @@ fn peer_mcap(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
             }
         }
         Op::Info => {
-            let file = load_file(cx.input)?;
+            let file = mapped(cx.input)?;
             let summary = mcap::Summary::read(&file)?.ok_or("no summary")?;
             let stats = summary.stats.as_ref().ok_or("no statistics")?;
             c.totals.messages = stats.message_count;
@@ -302,11 +312,11 @@ fn ours_bag(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
     let mut c = Consumer::default();
     match op {
         Op::ReadFile | Op::ReadTime | Op::Query => {
-            let bag = Bag::from_file(cx.input)?;
+            let bag = Bag::open(Input::from(mapped(cx.input)?))?;
             let order = if op == Op::ReadFile {
                 BagOrder::File
             } else {
-                BagOrder::Time
+                BagOrder::LogTime
             };
             let mut query = bag.messages().order(order);
             if op == Op::Query {
@@ -322,7 +332,7 @@ fn ours_bag(op: Op, cx: &Context<'_>) -> AnyResult<Totals> {
             }
         }
         Op::Info => {
-            let bag = Bag::from_file(cx.input)?;
+            let bag = Bag::open(Input::from(mapped(cx.input)?))?;
             let summary = bag.summary();
             c.totals.messages = summary.message_count;
             black_box((summary.start_ns, summary.end_ns, bag.connections().len()));
@@ -513,7 +523,7 @@ pub(crate) fn peer_count(variant: Variant, path: &Path) -> Result<Totals, String
             }
         }
     } else {
-        let file = load_file(path).map_err(|e| fail(e.into()))?;
+        let file = mapped(path).map_err(|e| fail(e.into()))?;
         for m in mcap::MessageStream::new(&file).map_err(|e| fail(e.into()))? {
             c.take(&m.map_err(|e| fail(e.into()))?.data);
         }
@@ -564,7 +574,7 @@ impl Recording {
     /// The same messages, taken zero-copy from the workload's uncompressed MCAP file (memory
     /// mapped; its pages are touched here, before the timing starts).
     pub(crate) fn load(workload: &Workload, path: &Path) -> AnyResult<Self> {
-        let file = load_file(path)?;
+        let file = mapped(path)?;
         let reader = McapReader::open(file.clone())?;
         let mut index = BTreeMap::new();
         for (id, channel) in &reader.summary().channels {

@@ -11,7 +11,7 @@ use std::io::Cursor;
 
 use crate::bad_files::{self, FIRST_CHUNK, Spec, model};
 use robolog_framing::{Bytes, CodecError, ErrorKind};
-use robolog_rosbag::{Error, IndexStatus, OpenOptions, Order, StreamOptions, StreamReader};
+use robolog_rosbag::{Bag, Error, IndexStatus, OpenOptions, Order, StreamOptions, StreamReader};
 use robolog_testkit::alloc::Peak;
 use robolog_testkit::hostile::{HOSTILE_CHUNK_LIMIT, HOSTILE_PEAK_BOUND, run_corpus};
 
@@ -71,7 +71,7 @@ fn indexed(bytes: &[u8], strict: bool, verify_chunks: bool) -> String {
         .max_chunk_size(HOSTILE_CHUNK_LIMIT)
         .strict(strict)
         .verify_chunks(verify_chunks);
-    let bag = match options.open(Bytes::copy_from_slice(bytes)) {
+    let bag = match Bag::open_with(Bytes::copy_from_slice(bytes), options) {
         Ok(bag) => bag,
         Err(e) => return format!("Err {}", describe(&e)),
     };
@@ -81,7 +81,7 @@ fn indexed(bytes: &[u8], strict: bool, verify_chunks: bool) -> String {
         IndexStatus::Damaged { offset, .. } => format!("scan(damaged @{offset})"),
     };
     let mut count = 0;
-    for message in bag.messages().order(Order::Time).threads(0) {
+    for message in bag.messages().order(Order::LogTime).threads(0) {
         match message {
             Ok(_) => count += 1,
             Err(e) => return format!("{status}, {count} messages, then Err {}", describe(&e)),

@@ -7,7 +7,8 @@ use std::io::Cursor;
 
 use proptest::prelude::*;
 use robolog_rosbag::{
-    Bytes, OpenOptions, Order, ReindexMode, ReindexOptions, StreamOptions, StreamReader, reindex,
+    Bag, Bytes, OpenOptions, Order, ReindexMode, ReindexOptions, StreamOptions, StreamReader,
+    reindex,
 };
 use robolog_testkit::alloc::Peak;
 use robolog_testkit::hostile::{HOSTILE_CHUNK_LIMIT, HOSTILE_PEAK_BOUND};
@@ -31,8 +32,8 @@ fn exercise(data: &[u8]) -> Result<(), TestCaseError> {
         let options = OpenOptions::new()
             .max_chunk_size(HOSTILE_CHUNK_LIMIT)
             .strict(strict);
-        if let Ok(bag) = options.open(Bytes::copy_from_slice(data)) {
-            for order in [Order::Time, Order::File] {
+        if let Ok(bag) = Bag::open_with(Bytes::copy_from_slice(data), options.clone()) {
+            for order in [Order::LogTime, Order::File] {
                 let mut n = 0;
                 for message in bag.messages().order(order).threads(0) {
                     n += 1;

@@ -45,7 +45,7 @@ fn theirs(result: &Value) -> Messages {
 fn ours(bag: &Bag) -> Messages {
     let mut messages: Messages = bag
         .messages()
-        .order(Order::Time)
+        .order(Order::LogTime)
         .into_iter()
         .map(|m| {
             let m = m.unwrap();
@@ -158,7 +158,7 @@ fn rosbags_reads_what_we_write() {
                 writer.write(m.conn, m.time_ns, &m.data).unwrap();
             }
             let bytes = writer.finish().unwrap().into_inner();
-            let bag = Bag::open(bytes.clone().into()).unwrap();
+            let bag = Bag::open(bytes.clone()).unwrap();
             if compression == ChunkCompression::Lz4 {
                 for chunk in bag.chunks() {
                     let frame = chunk.position as usize + 4 + 40 + 4;

@@ -1,4 +1,4 @@
-//! `Messages::next_ref` lends exactly the messages that iterating gives, in both orders, with and
+//! `Messages::next_ref` lends exactly the messages that iterating gives, in every order, with and
 //! without worker threads: on every test bag, and on written bags whose chunks overlap in time
 //! (so that time order merges chunks) against the order the messages were written in.
 
@@ -42,7 +42,7 @@ fn borrowed(query: Query) -> Vec<Seen> {
 /// The queries every bag is read with: everything, and one topic over the middle half.
 fn queries(bag: &Bag) -> Vec<(String, Query)> {
     let mut queries = Vec::new();
-    for order in [Order::Time, Order::File] {
+    for order in [Order::LogTime, Order::ReverseLogTime, Order::File] {
         for threads in [None, Some(0), Some(2)] {
             let mut all = bag.messages().order(order);
             if let Some(threads) = threads {
@@ -79,6 +79,29 @@ fn lending_gives_what_iterating_gives_on_every_test_bag() {
             compared += want.len();
         }
     }
+    assert!(compared > 10_000, "{compared}");
+}
+
+#[test]
+fn reverse_log_time_is_log_time_backwards_on_every_test_bag() {
+    let mut compared = 0;
+    let mut versions = std::collections::BTreeSet::new();
+    for path in testdata::files_with_extension("bags", ".bag") {
+        let Ok(bag) = Bag::from_file(&path) else {
+            continue;
+        };
+        for threads in [0, 2] {
+            let forward = iterated(bag.messages().order(Order::LogTime).threads(threads));
+            let mut backward =
+                iterated(bag.messages().order(Order::ReverseLogTime).threads(threads));
+            backward.reverse();
+            assert_eq!(backward, forward, "{} {threads}", path.display());
+            compared += forward.len();
+        }
+        versions.insert(bag.version());
+    }
+    // Format 1.2 (messages outside chunks) and 2.0 alike.
+    assert_eq!(versions.len(), 2, "{versions:?}");
     assert!(compared > 10_000, "{compared}");
 }
 
@@ -146,13 +169,18 @@ fn lending_merges_overlapping_chunks_in_time_order() {
         ChunkCompression::Bz2,
     ] {
         let (bytes, written) = small_chunk_bag(compression, 3000, jittered);
-        let bag = Bag::open(bytes.into()).unwrap();
+        let bag = Bag::open(bytes).unwrap();
         // Many chunks, so that the queries with threads load several at once.
         assert!(bag.chunks().count() > 40, "{compression:?}");
         let mut by_time = written.clone();
         by_time.sort_by_key(|&(_, time, _)| time);
         for threads in [None, Some(0), Some(1), Some(3)] {
-            for (order, want) in [(Order::Time, &by_time), (Order::File, &written)] {
+            let backwards: Vec<Written> = by_time.iter().rev().cloned().collect();
+            for (order, want) in [
+                (Order::LogTime, &by_time),
+                (Order::ReverseLogTime, &backwards),
+                (Order::File, &written),
+            ] {
                 let mut query = bag.messages().order(order);
                 if let Some(threads) = threads {
                     query = query.threads(threads);
@@ -195,12 +223,12 @@ fn lending_merges_overlapping_chunks_in_time_order() {
 fn equal_times_across_chunks_keep_the_file_order() {
     for compression in [ChunkCompression::None, ChunkCompression::Lz4] {
         let (bytes, written) = small_chunk_bag(compression, 3000, staircase);
-        let bag = Bag::open(bytes.into()).unwrap();
+        let bag = Bag::open(bytes).unwrap();
         assert!(bag.chunks().count() > 40, "{compression:?}");
         let mut by_time = written.clone();
         by_time.sort_by_key(|&(_, time, _)| time);
         for threads in [0, 2] {
-            let query = bag.messages().order(Order::Time).threads(threads);
+            let query = bag.messages().order(Order::LogTime).threads(threads);
             let got = borrowed(query.clone());
             assert_eq!(got, iterated(query), "{compression:?} {threads}");
             assert_eq!(without_positions(got), by_time, "{compression:?} {threads}");

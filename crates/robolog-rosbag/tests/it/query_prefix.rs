@@ -53,7 +53,7 @@ fn bag(compression: ChunkCompression) -> Vec<u8> {
 
 /// Flips bytes near the end of the first chunk's stored data: inside the image's last part.
 fn damage(bytes: &mut [u8]) {
-    let bag = Bag::open(bytes.to_vec().into()).unwrap();
+    let bag = Bag::open(bytes.to_vec()).unwrap();
     let header = bag.chunk_headers().next().unwrap().unwrap();
     let end = (header.data_offset + header.compressed_size) as usize;
     for byte in &mut bytes[end - 3000..end - 2000] {
@@ -81,9 +81,9 @@ fn damage_after_the_wanted_messages_does_not_stop_a_topic_query() {
     for compression in [ChunkCompression::Lz4, ChunkCompression::Bz2] {
         let mut bytes = bag(compression);
         damage(&mut bytes);
-        let bag = Bag::open(bytes.into()).unwrap();
+        let bag = Bag::open(bytes).unwrap();
         let imu = bag.connections()[0].id;
-        for order in [Order::Time, Order::File] {
+        for order in [Order::LogTime, Order::File] {
             for threads in [0, 2] {
                 let case = format!("{compression:?} {order:?} {threads} threads");
                 let got =
@@ -114,8 +114,8 @@ fn undamaged_bags_read_the_same_by_topic_as_in_full() {
         ChunkCompression::Lz4,
         ChunkCompression::Bz2,
     ] {
-        let bag = Bag::open(bag(compression).into()).unwrap();
-        let all = query(&bag, "/imu", Order::Time, 0).unwrap();
+        let bag = Bag::open(bag(compression)).unwrap();
+        let all = query(&bag, "/imu", Order::LogTime, 0).unwrap();
         let mut from_full: Vec<(u64, Vec<u8>)> = bag
             .messages()
             .into_iter()

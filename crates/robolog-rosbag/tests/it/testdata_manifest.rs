@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use robolog_rosbag::{Bag, Error, IndexStatus, OpenOptions, Order, Version};
+use robolog_rosbag::{Bag, Error, IndexStatus, Input, OpenOptions, Order, Version};
 use robolog_testkit::testdata;
 
 /// Per-topic message counts, as the README lists them.
@@ -149,7 +149,7 @@ fn messages(bag: &Bag, order: Order) -> Vec<(String, u64, Vec<u8>)> {
 }
 
 fn check_generated(path: &str, bag: &Bag, count: usize) {
-    let got = messages(bag, Order::Time);
+    let got = messages(bag, Order::LogTime);
     assert_eq!(got.len(), count, "{path}");
     for (j, (topic, time, data)) in got.iter().enumerate() {
         let (want_topic, want_time, want_data) = generated_message(j);
@@ -166,7 +166,7 @@ fn check_generated(path: &str, bag: &Bag, count: usize) {
 
 #[test]
 fn generated_bags_hold_the_same_messages_byte_for_byte() {
-    let reference = messages(&open("generated/ros_comm/ref_none.bag"), Order::Time);
+    let reference = messages(&open("generated/ros_comm/ref_none.bag"), Order::LogTime);
     check_generated("ref_none", &open("generated/ros_comm/ref_none.bag"), 150);
     for path in [
         "generated/ros_comm/ref_bz2.bag",
@@ -183,7 +183,7 @@ fn generated_bags_hold_the_same_messages_byte_for_byte() {
     ] {
         let bag = open(path);
         check_generated(path, &bag, 150);
-        assert_eq!(messages(&bag, Order::Time), reference, "{path}");
+        assert_eq!(messages(&bag, Order::LogTime), reference, "{path}");
         // These bags were written in time order, so file order is the same.
         assert_eq!(messages(&bag, Order::File), reference, "{path}");
     }
@@ -210,27 +210,23 @@ fn killed_bag_gives_its_closed_chunks_and_the_complete_messages_of_the_open_one(
 
 #[test]
 fn unindexed_bags_are_scanned_and_say_so_or_refused_in_strict_mode() {
-    let strict = OpenOptions::new().strict(true);
+    let strict = |path: std::path::PathBuf| {
+        Bag::open_with(Input::open(path).unwrap(), OpenOptions::new().strict(true))
+    };
     for path in [
         "generated/ros_comm/v20_unindexed.bag",
         "generated/ros_comm/v20_killed.bag",
         "generated/ros_comm/v12_unindexed.bag",
     ] {
-        let err = strict
-            .open_file(testdata::path(format!("bags/{path}")))
-            .unwrap_err();
+        let err = strict(testdata::path(format!("bags/{path}"))).unwrap_err();
         assert!(matches!(err, Error::Unindexed), "{path}: {err}");
         assert!(err.to_string().contains("unindexed"), "{err}");
         assert_eq!(open(path).index_status(), &IndexStatus::Missing, "{path}");
     }
     // Pre-0.11 1.2 bags never had an index: not an error.
-    let bag = strict
-        .open_file(testdata::path("bags/generated/ros_comm/v12_noheader.bag"))
-        .unwrap();
+    let bag = strict(testdata::path("bags/generated/ros_comm/v12_noheader.bag")).unwrap();
     assert_eq!(bag.version(), Version::V1_2);
-    let indexed = strict
-        .open_file(testdata::path("bags/generated/ros_comm/v12_indexed.bag"))
-        .unwrap();
+    let indexed = strict(testdata::path("bags/generated/ros_comm/v12_indexed.bag")).unwrap();
     assert_eq!(indexed.index_status(), &IndexStatus::Used);
 }
 
@@ -242,10 +238,8 @@ fn error_files_give_clear_errors() {
 
     // dummy.bag: index_pos = 90 = EOF, chunk_count = 600, no chunk infos.
     let path = testdata::path("bags/upstream/rosbag-rs/dummy.bag");
-    let err = OpenOptions::new()
-        .strict(true)
-        .open_file(&path)
-        .unwrap_err();
+    let err =
+        Bag::open_with(Input::open(&path).unwrap(), OpenOptions::new().strict(true)).unwrap_err();
     match &err {
         Error::IndexDamaged { offset, message } => {
             assert_eq!(*offset, 90);
@@ -414,7 +408,7 @@ fn encrypted_bags_are_refused_clearly() {
     bag.extend_from_slice(&(header.len() as u32).to_le_bytes());
     bag.extend_from_slice(&header);
     bag.extend_from_slice(&0u32.to_le_bytes());
-    let err = Bag::open(bag.clone().into()).unwrap_err();
+    let err = Bag::open(bag.clone()).unwrap_err();
     assert!(
         matches!(&err, Error::Encrypted { encryptor } if encryptor == "rosbag/AesCbcEncryptor")
     );
@@ -430,7 +424,10 @@ fn the_first_problem_states_an_unusable_index() {
     let mut seen = 0;
     for dir in ["bags", "bad/rosbag"] {
         for path in testdata::files_with_extension(dir, ".bag") {
-            let opened = OpenOptions::new().verify_chunks(true).open_file(&path);
+            let opened = Bag::open_with(
+                Input::open(&path).unwrap(),
+                OpenOptions::new().verify_chunks(true),
+            );
             let Ok(bag) = opened else {
                 continue;
             };
@@ -458,13 +455,13 @@ fn the_first_problem_states_an_unusable_index() {
 #[test]
 fn opening_reads_no_chunk_until_one_is_needed() {
     let intact = open("generated/ros_comm/ref_none.bag");
-    let mut bytes = intact.data().to_vec();
+    let mut bytes = intact.input().read_all().unwrap().to_vec();
     let positions: Vec<usize> = intact.chunks().map(|c| c.position as usize).collect();
     assert_eq!(positions.len(), 9);
     // Every chunk but the last one becomes garbage.
     let first = positions[0];
     bytes[first..positions[8]].fill(0xAB);
-    let damaged = Bag::open(bytes.clone().into()).unwrap();
+    let damaged = Bag::open(bytes.clone()).unwrap();
     assert_eq!(damaged.index_status(), &IndexStatus::Used);
     assert_eq!(damaged.summary(), intact.summary());
     assert_eq!(damaged.chunks().count(), intact.chunks().count());
@@ -477,10 +474,7 @@ fn opening_reads_no_chunk_until_one_is_needed() {
         matches!(first_read, Err(Error::IndexDamaged { offset, .. }) if offset == first as u64)
     );
 
-    let verified = OpenOptions::new()
-        .verify_chunks(true)
-        .open(bytes.into())
-        .unwrap();
+    let verified = Bag::open_with(bytes, OpenOptions::new().verify_chunks(true)).unwrap();
     assert!(
         matches!(verified.index_status(), IndexStatus::Damaged { offset, .. } if *offset == first as u64),
         "{:?}",

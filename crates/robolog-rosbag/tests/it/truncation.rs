@@ -12,7 +12,7 @@ type Located = ((u32, u64, Vec<u8>), usize);
 /// Every message of the whole file with the offset where its record ends, computed from the
 /// record's own length fields.
 fn full(bytes: &[u8]) -> Vec<Located> {
-    let bag = Bag::open(bytes.to_vec().into()).unwrap();
+    let bag = Bag::open(bytes.to_vec()).unwrap();
     bag.messages()
         .order(Order::File)
         .into_iter()
@@ -32,7 +32,7 @@ fn full(bytes: &[u8]) -> Vec<Located> {
 }
 
 fn from_bag(prefix: &[u8]) -> Result<Seen, String> {
-    let bag = match Bag::open(prefix.to_vec().into()) {
+    let bag = match Bag::open(prefix.to_vec()) {
         Ok(bag) => bag,
         Err(e) if e.is_truncation() || matches!(e, Error::EmptyFile) => return Ok(Vec::new()),
         Err(e) => return Err(format!("open: {e}")),
@@ -108,7 +108,7 @@ fn truncated_compressed_bags_give_a_prefix_and_never_panic() {
         "bags/generated/ros_comm/ref_bz2.bag",
     ] {
         let bytes = testdata::read(path);
-        let bag = Bag::open(bytes.clone().into()).unwrap();
+        let bag = Bag::open(bytes.clone()).unwrap();
         let all: Seen = bag
             .messages()
             .order(Order::File)

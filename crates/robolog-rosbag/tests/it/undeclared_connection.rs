@@ -20,8 +20,8 @@ fn the_index_fallback_drops_messages_on_undeclared_connections() {
         index_entries: Some((2, vec![(MESSAGES[0].0, stray), (MESSAGES[1].0, good)])),
         ..Spec::default()
     });
-    let bag = Bag::open(bag.bytes.into()).unwrap();
-    for order in [Order::Time, Order::File] {
+    let bag = Bag::open(bag.bytes).unwrap();
+    for order in [Order::LogTime, Order::File] {
         let messages: Vec<_> = bag
             .messages()
             .order(order)

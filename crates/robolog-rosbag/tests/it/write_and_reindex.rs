@@ -14,7 +14,7 @@ fn read(path: &str) -> Vec<u8> {
 }
 
 fn open(bytes: Vec<u8>) -> Bag {
-    Bag::open(bytes.into()).unwrap()
+    Bag::open(bytes).unwrap()
 }
 
 /// (conn, time, data) in file order.
@@ -147,7 +147,7 @@ fn reindex_of_a_killed_bag_matches_ros_comm_or_salvages_more() {
     let ros = read("ros_comm/v20_killed_reindexed.bag");
     let first_chunk_end = 22805;
     assert_eq!(
-        recovered.data()[13 + 4104..first_chunk_end],
+        recovered.input().read_all().unwrap()[13 + 4104..first_chunk_end],
         ros[13 + 4104..first_chunk_end]
     );
 }
