@@ -80,7 +80,7 @@ impl<I: Iterator, R> std::fmt::Debug for ParallelMap<I, R> {
 /// as it was the first time this was asked in the process.
 ///
 /// Asked once because the answer is expensive: on Linux the standard library reads the cgroup
-/// CPU quota files each time (about 20 system calls, 30 µs measured), and every reader's default
+/// CPU quota files each time (some twenty system calls), and every reader's default
 /// options ask. A program that changes its CPU affinity or quota later and wants the readers to
 /// follow sets their thread counts itself.
 pub fn default_threads() -> usize {

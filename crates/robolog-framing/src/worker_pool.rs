@@ -1,9 +1,9 @@
 //! The process's worker threads, started on first use and shared by every [`ParallelMap`].
 //!
-//! A query over a few chunks takes about a millisecond; starting two threads for it took 50 µs
-//! of that before the first chunk could start decoding (the benchmark's W2 LZ4 query, measured
-//! by timing each step), and stopping them again unmapped their stacks. So threads outlive the
-//! maps that use them, as a pool: they wait on one task queue and cost nothing while idle.
+//! A query over a few chunks is short, and starting threads for it was a visible share of it,
+//! spent before the first chunk could start decoding; stopping them again unmapped their stacks.
+//! So threads outlive the maps that use them, as a pool: they wait on one task queue and cost
+//! nothing while idle.
 //!
 //! A task must not wait for another task: the pool may have fewer threads than a program has
 //! tasks waiting. [`ParallelMap`] keeps to that; its consumer runs queued jobs itself while it

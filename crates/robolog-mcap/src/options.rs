@@ -28,11 +28,9 @@ pub struct ReadOptions {
     /// A query serves an uncompressed chunk's messages straight from the file's bytes, and
     /// touches only the messages it hands out. Checking the CRC reads every byte of the chunk
     /// instead, which is most of the cost of such a read from a memory map: every page of the
-    /// chunk gets mapped, where the messages alone may touch a few. Measured on a 410 MB file of
-    /// 200 KiB messages: a query for 20 of them took 0.4 ms with the check and 0.2 ms without;
-    /// a log-time read of the whole file 31 ms and 8.4 ms (`benches/read_order.rs`). A
-    /// compressed chunk is read whole to decompress it, and the check adds little to that, so
-    /// those are checked by default.
+    /// chunk gets mapped, where the messages alone may touch a few (`benches/read_order.rs`
+    /// measures the difference). A compressed chunk is read whole to decompress it, and the
+    /// check adds little to that, so those are checked by default.
     ///
     /// The official readers skip chunk CRCs in indexed reads (the `mcap` crate has no check
     /// there; the Python `mcap` package checks only with `validate_crcs=True`). Turn this on for
