@@ -14,7 +14,7 @@ pub trait Entry: Copy + Send + Sync + 'static {
     /// Channel (connection) id.
     fn channel(&self) -> u32;
     /// Offset of the message's record in its chunk's decoded content; in the file for the
-    /// messages of a [`Batch::flat`] batch.
+    /// messages of a [`Batch::flat`](crate::Batch::flat) batch.
     fn offset(&self) -> u64;
 }
 
