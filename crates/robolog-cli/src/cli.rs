@@ -8,7 +8,7 @@ use crate::size::parse_size;
 use crate::time::parse_time;
 
 /// Inspect, print, convert, check, recover and merge robot logs: ROS bag 2.0 and 1.2, MCAP and
-/// BDDF, recognised from their first bytes.
+/// BDDF, recognised from their first bytes, and ROS 2 bags, by their directory or `.db3` file.
 #[derive(Debug, Parser)]
 #[command(
     name = "robolog",
