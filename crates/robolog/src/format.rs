@@ -87,3 +87,20 @@ impl fmt::Display for Format {
         f.write_str(self.name())
     }
 }
+
+impl std::str::FromStr for Format {
+    type Err = crate::SettingsError;
+
+    /// `bag`, `mcap`, `bddf` or `rosbag2` (the names `--format` takes).
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "bag" => Ok(Format::Bag),
+            "mcap" => Ok(Format::Mcap),
+            "bddf" => Ok(Format::Bddf),
+            "rosbag2" => Ok(Format::Rosbag2),
+            other => Err(crate::SettingsError::Conflict(format!(
+                "unknown format {other:?}: bag, mcap, bddf or rosbag2"
+            ))),
+        }
+    }
+}

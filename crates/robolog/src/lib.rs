@@ -47,7 +47,8 @@
 //!
 //! # Reading
 //!
-//! - [`open`] / [`open_bytes`] give a [`Log`]: channels, [`Summary`], [`Log::messages`]
+//! - [`open`] / [`open_bytes`] give a [`Log`]: channels, [`Summary`] (and
+//!   [`SummaryDocument`], the `robolog info --json` document built from it), [`Log::messages`]
 //!   queries by topic (exact names and globs), time range and order, through the file's index
 //!   when it has a usable one; what opening noticed (a missing index, a cut file) is in
 //!   [`Log::problems`].
@@ -61,7 +62,9 @@
 //! [`LogWriter`] is implemented by [`BagWriter`], [`McapWriter`], [`BddfWriter`] and
 //! [`Rosbag2Writer`] (or
 //! [`create_writer`]), writing to an [`Output`]: a path (written atomically), memory, a seekable
-//! stream the caller opened, or any stream (not for bags). [`convert`],
+//! stream the caller opened, or any stream (not for bags); [`OutputSettings`] turns settings
+//! given by name (format, compression, chunk size, ROS 2 storage) into writer options, as the
+//! CLI and the Python package take them. [`convert`],
 //! [`convert_stream`] and [`merge`] copy channels, messages, attachments and metadata with topic
 //! and time filters and a progress hook. Message bytes and log times are always copied exactly.
 //! What each target cannot hold:
@@ -118,6 +121,7 @@ pub mod migrate;
 #[cfg(not(feature = "migrate"))]
 mod migrate_off;
 mod model;
+mod output_settings;
 mod problem;
 mod query;
 mod recover;
@@ -128,6 +132,7 @@ mod rosbag2_writer;
 mod sniff;
 mod stream;
 mod summary;
+mod summary_document;
 mod writer;
 
 #[cfg(feature = "rosbag")]
@@ -150,6 +155,7 @@ pub use log::{Log, Messages, NegativeTimes, OpenOptions, Query, open, open_bytes
 #[cfg(feature = "mcap")]
 pub use mcap_writer::McapWriter;
 pub use model::{Attachment, Channel, Message, Metadata, Schema};
+pub use output_settings::{Compression, CompressionMode, OutputSettings, SettingsError, Storage};
 pub use problem::{Problem, Severity};
 pub use query::{Filter, Order, Selection, TopicMatcher};
 pub use recover::{RecoverReport, recover, recover_file};
@@ -161,6 +167,9 @@ pub use stream::{Item, LogStream, open_reader};
 pub use summary::{
     AttachmentSummary, ChannelSummary, ChunkInfo, ChunkSummary, CompressionSummary, IndexUse,
     Summary,
+};
+pub use summary_document::{
+    DocumentAttachment, DocumentChannel, DocumentChunks, SummaryDocument, format_utc,
 };
 pub use writer::{Finished, LogWriter, Output, WriterOptions, create_writer};
 

@@ -1,0 +1,331 @@
+"""Type stubs of robolog's Rust extension (re-exported by the ``robolog`` package)."""
+
+import os
+from collections.abc import Iterable, Iterator
+from types import TracebackType
+from typing import Any, Literal, Optional, Union
+
+__version__: str
+
+PathLike = Union[str, "os.PathLike[str]"]
+Format = Literal["bag", "mcap", "bddf", "rosbag2"]
+Topics = Union[str, Iterable[str], None]
+
+class RobologError(Exception):
+    """Base class of robolog's errors."""
+
+    offset: Optional[int]
+    """Byte offset in the file the error is about, None when unknown."""
+    path: Optional[str]
+    """The file the error is about, None when not known."""
+
+class FormatError(RobologError):
+    """The input is not a log robolog reads, or its format was compiled out."""
+
+class DataError(RobologError):
+    """The log is damaged or contradicts its format; ``offset`` says where."""
+
+class TruncatedError(DataError):
+    """The log ends too early (a cut file)."""
+
+class DecodeError(RobologError):
+    """A message cannot be decoded (encoding or definition not supported, or bytes that do not
+    match the definition)."""
+
+class UnsupportedError(RobologError):
+    """The output format cannot hold what was asked."""
+
+class Bytes:
+    """Read-only bytes of a log, shared without a copy through the buffer protocol
+    (``memoryview(b)``, ``bytes(b)``, ``numpy.frombuffer(b)``)."""
+
+    def __buffer__(self, flags: int, /) -> memoryview: ...
+
+class Schema:
+    """How a channel's message bytes are laid out: the message type and its definition."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str:
+        """The message type (``sensor_msgs/Imu``, ``sensor_msgs/msg/Imu``)."""
+    @property
+    def encoding(self) -> str:
+        """How the definition is written: ``ros1msg``, ``ros2msg``, ``ros2idl``, ``protobuf``,
+        ``jsonschema``, ..."""
+    @property
+    def data(self) -> bytes:
+        """The definition itself."""
+
+class Channel:
+    """One stream of messages: a topic with its encoding and schema."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def topic(self) -> str: ...
+    @property
+    def message_encoding(self) -> str:
+        """``ros1``, ``cdr``, ``json``, ``protobuf``, ..."""
+    @property
+    def schema(self) -> Optional[Schema]: ...
+    @property
+    def type_name(self) -> str:
+        """The message type (the schema's name; ``""`` without a schema)."""
+    @property
+    def metadata(self) -> dict[str, str]: ...
+
+class Problem:
+    """A finding about a log's structure, and where in the file it is."""
+
+    @property
+    def severity(self) -> Literal["error", "warning", "note"]: ...
+    @property
+    def offset(self) -> Optional[int]: ...
+    @property
+    def message(self) -> str: ...
+
+class Message:
+    """One message of a log."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def log_time(self) -> int:
+        """When it was logged, in nanoseconds since 1970."""
+    @property
+    def publish_time(self) -> Optional[int]:
+        """When it was published, in nanoseconds (None for formats without it)."""
+    @property
+    def sequence(self) -> Optional[int]: ...
+    @property
+    def channel(self) -> Channel: ...
+    @property
+    def data(self) -> memoryview:
+        """The serialized message: a read-only view of the log's memory (no copy)."""
+    def decode(self) -> Any:
+        """The message decoded into a dict of its fields (``json`` messages: what
+        ``json.loads`` gives). Raises DecodeError when it cannot be decoded."""
+    def __len__(self) -> int: ...
+
+class Messages(Iterator[Message]):
+    """An iterator over a log's messages in log-time order."""
+
+    def __iter__(self) -> "Messages": ...
+    def __next__(self) -> Message: ...
+
+class Log:
+    """An open log, whatever its format."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def format(self) -> Format: ...
+    @property
+    def channels(self) -> list[Channel]:
+        """Every channel, by id (those without messages too)."""
+    @property
+    def message_count(self) -> int: ...
+    @property
+    def start_time(self) -> Optional[int]:
+        """The earliest log time in nanoseconds since 1970 (None without messages)."""
+    @property
+    def end_time(self) -> Optional[int]:
+        """The latest log time in nanoseconds since 1970 (None without messages)."""
+    @property
+    def problems(self) -> list[Problem]:
+        """What opening the log noticed (a missing index, a cut file)."""
+    def summary(self) -> dict[str, Any]:
+        """What ``robolog info --json`` prints, as a dict."""
+    def messages(
+        self,
+        topics: Topics = None,
+        start: Optional[int] = None,
+        end: Optional[int] = None,
+    ) -> Messages:
+        """The messages in log-time order, of the topics given (names or globs) and in
+        ``[start, end)`` (nanoseconds)."""
+    def __iter__(self) -> Messages: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "Log": ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc_value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> bool: ...
+
+def open(path: PathLike) -> Log:
+    """Opens a ROS bag, MCAP or BDDF file (recognised from its first bytes) or a ROS 2 bag
+    (a directory, or a .db3 file)."""
+
+class ConvertReport:
+    """What ``convert`` or ``merge`` wrote, and what it left out."""
+
+    @property
+    def output(self) -> str: ...
+    @property
+    def format(self) -> Format: ...
+    @property
+    def output_bytes(self) -> int: ...
+    @property
+    def messages(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def channels(self) -> int: ...
+    @property
+    def attachments(self) -> int: ...
+    @property
+    def attachments_dropped(self) -> int: ...
+    @property
+    def metadata(self) -> int: ...
+    @property
+    def metadata_dropped(self) -> int: ...
+    @property
+    def skipped_channels(self) -> list[str]: ...
+    @property
+    def unmatched_topics(self) -> list[str]: ...
+    @property
+    def input_problems(self) -> list[Problem]: ...
+
+class CheckReport:
+    """What ``check`` found."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def format(self) -> Format: ...
+    @property
+    def messages(self) -> int: ...
+    @property
+    def problems(self) -> list[Problem]: ...
+    @property
+    def valid(self) -> bool:
+        """False when a problem is an error (``strict=True``: a warning too)."""
+
+class RecoverReport:
+    """What ``recover`` kept and lost."""
+
+    @property
+    def output(self) -> str: ...
+    @property
+    def format(self) -> Format: ...
+    @property
+    def messages_recovered(self) -> int: ...
+    @property
+    def messages_lost(self) -> int: ...
+    @property
+    def bytes_dropped(self) -> int: ...
+    @property
+    def lossless(self) -> bool: ...
+    @property
+    def details(self) -> dict[str, int]: ...
+    @property
+    def problems(self) -> list[Problem]: ...
+    @property
+    def output_bytes(self) -> int: ...
+
+Compression = Literal["none", "lz4", "zstd", "bz2"]
+Storage = Literal["sqlite3", "mcap"]
+CompressionMode = Literal["file", "message"]
+
+def convert(
+    input: PathLike,
+    output: PathLike,
+    *,
+    format: Optional[Format] = None,
+    compression: Optional[Compression] = None,
+    chunk_size: Optional[int] = None,
+    storage: Optional[Storage] = None,
+    compression_mode: Optional[CompressionMode] = None,
+    topics: Topics = None,
+    start: Optional[int] = None,
+    end: Optional[int] = None,
+) -> ConvertReport:
+    """Converts a log into another (``robolog convert``)."""
+
+def merge(
+    inputs: Iterable[PathLike],
+    output: PathLike,
+    *,
+    format: Optional[Format] = None,
+    compression: Optional[Compression] = None,
+    chunk_size: Optional[int] = None,
+    storage: Optional[Storage] = None,
+    compression_mode: Optional[CompressionMode] = None,
+    topics: Topics = None,
+    start: Optional[int] = None,
+    end: Optional[int] = None,
+) -> ConvertReport:
+    """Merges logs into one, in log-time order (``robolog merge``)."""
+
+def check(path: PathLike, *, strict: bool = False) -> CheckReport:
+    """Checks a log's structure (``robolog check``)."""
+
+def recover(input: PathLike, output: PathLike) -> RecoverReport:
+    """Writes a valid copy of a damaged log (``robolog recover``)."""
+
+class Writer:
+    """Writes a log (MCAP, ROS bag, BDDF, ROS 2 bag directory)."""
+
+    def __init__(
+        self,
+        path: PathLike,
+        format: Optional[Format] = None,
+        *,
+        compression: Optional[Compression] = None,
+        chunk_size: Optional[int] = None,
+        storage: Optional[Storage] = None,
+        compression_mode: Optional[CompressionMode] = None,
+    ) -> None: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def format(self) -> Format: ...
+    def add_channel(
+        self,
+        topic: str,
+        message_encoding: str,
+        *,
+        schema_name: str = "",
+        schema_encoding: str = "",
+        schema_data: Optional[bytes] = None,
+        metadata: Optional[dict[str, str]] = None,
+    ) -> int:
+        """Declares a channel; returns the id to write its messages with."""
+    def copy_channel(self, channel: Channel) -> int:
+        """Declares a channel like one of a read log."""
+    def write(
+        self,
+        channel: int,
+        log_time: int,
+        data: bytes,
+        *,
+        publish_time: Optional[int] = None,
+        sequence: Optional[int] = None,
+    ) -> None:
+        """Writes one message (its serialized bytes) on a declared channel."""
+    def write_message(self, message: Message) -> None:
+        """Copies a message read from a log."""
+    def add_attachment(
+        self,
+        name: str,
+        data: bytes,
+        *,
+        media_type: str = "application/octet-stream",
+        log_time: int = 0,
+        create_time: int = 0,
+    ) -> bool: ...
+    def add_metadata(self, name: str, entries: dict[str, str]) -> bool: ...
+    def finish(self) -> int:
+        """Completes the log and renames it into place; returns its size."""
+    def close(self) -> None:
+        """Abandons the log (nothing is left at its path)."""
+    def __enter__(self) -> "Writer": ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc_value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> bool: ...

@@ -1,0 +1,248 @@
+//! `robolog.open` and the `Log` it returns: channels, summary, and queries over the messages.
+
+use std::ops::Bound as RangeBound;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
+use pyo3::types::{PyList, PyString};
+
+use crate::decode::DecodeContext;
+use crate::errors::to_py;
+use crate::messages::PyMessages;
+use crate::model::{PyChannel, PyProblem, format_name, problems};
+
+/// An open log and what the Python side keeps of it.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    pub(crate) path: PathBuf,
+    pub(crate) log: robolog::Log,
+    /// The channels as Python objects, in `log.channels()` order (by id).
+    pub(crate) channels: Vec<Py<PyChannel>>,
+    summary: OnceLock<robolog::Summary>,
+    /// Shared by every message of the log, so that each definition is compiled once.
+    pub(crate) decode: Arc<Mutex<DecodeContext>>,
+}
+
+impl Opened {
+    /// The summary, read from the index the first time it is asked for.
+    pub(crate) fn summary(&self, py: Python<'_>) -> PyResult<&robolog::Summary> {
+        if let Some(summary) = self.summary.get() {
+            return Ok(summary);
+        }
+        let summary = py
+            .detach(|| self.log.summary())
+            .map_err(|e| to_py(e, Some(&self.path)))?;
+        Ok(self.summary.get_or_init(|| summary))
+    }
+
+    /// The Python channel object of the channel with this id.
+    pub(crate) fn channel(&self, id: u32) -> Option<&Py<PyChannel>> {
+        let index = self
+            .log
+            .channels()
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()?;
+        self.channels.get(index)
+    }
+}
+
+/// Opens a log: a ROS bag (2.0 or 1.2), an MCAP or BDDF file (recognised from their first
+/// bytes, whatever their names), or a ROS 2 bag (a directory with metadata.yaml, or a lone
+/// .db3 file). Use it as a context manager to release the file when done.
+#[pyfunction]
+pub(crate) fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyLog> {
+    let log = py
+        .detach(|| robolog::open(&path))
+        .map_err(|e| to_py(e, Some(&path)))?;
+    let channels = log
+        .channels()
+        .iter()
+        .map(|c| Py::new(py, PyChannel::new(py, c)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyLog {
+        state: Mutex::new(Some(Arc::new(Opened {
+            path,
+            log,
+            channels,
+            summary: OnceLock::new(),
+            decode: Arc::new(Mutex::new(DecodeContext::default())),
+        }))),
+    })
+}
+
+/// An open log, whatever its format: its channels, summary and messages.
+#[pyclass(module = "robolog", name = "Log", frozen)]
+#[derive(Debug)]
+pub(crate) struct PyLog {
+    /// None once closed.
+    state: Mutex<Option<Arc<Opened>>>,
+}
+
+impl PyLog {
+    pub(crate) fn opened(&self, py: Python<'_>) -> PyResult<Arc<Opened>> {
+        let state = self
+            .state
+            .lock_py_attached(py)
+            .map_err(|_| PyValueError::new_err("the log's state was poisoned by a panic"))?;
+        state
+            .clone()
+            .ok_or_else(|| PyValueError::new_err("the log is closed"))
+    }
+}
+
+#[pymethods]
+impl PyLog {
+    /// The path the log was opened from.
+    #[getter]
+    fn path(&self, py: Python<'_>) -> PyResult<PathBuf> {
+        Ok(self.opened(py)?.path.clone())
+    }
+
+    /// The format: `"bag"`, `"mcap"`, `"bddf"` or `"rosbag2"`.
+    #[getter]
+    fn format(&self, py: Python<'_>) -> PyResult<&'static str> {
+        Ok(format_name(self.opened(py)?.log.format()))
+    }
+
+    /// Every channel, by id (those without messages too).
+    #[getter]
+    fn channels<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let opened = self.opened(py)?;
+        PyList::new(py, opened.channels.iter().map(|c| c.clone_ref(py)))
+    }
+
+    /// Messages in the log.
+    #[getter]
+    fn message_count(&self, py: Python<'_>) -> PyResult<u64> {
+        Ok(self.opened(py)?.summary(py)?.message_count)
+    }
+
+    /// The earliest log time, in nanoseconds since 1970 (None without messages).
+    #[getter]
+    fn start_time(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        Ok(self.opened(py)?.summary(py)?.start_ns)
+    }
+
+    /// The latest log time, in nanoseconds since 1970 (None without messages).
+    #[getter]
+    fn end_time(&self, py: Python<'_>) -> PyResult<Option<u64>> {
+        Ok(self.opened(py)?.summary(py)?.end_ns)
+    }
+
+    /// What opening the log noticed: a missing or damaged index (read by a scan instead), a
+    /// cut file. Empty for a healthy file; `robolog.check` checks everything.
+    #[getter]
+    fn problems(&self, py: Python<'_>) -> PyResult<Vec<PyProblem>> {
+        Ok(problems(self.opened(py)?.log.problems()))
+    }
+
+    /// What `robolog info --json` prints, as a dict: format, version, size, counts, times (ns
+    /// and UTC), chunks, channels with their message counts and rates, attachments, metadata,
+    /// index use and problems.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let opened = self.opened(py)?;
+        let summary = opened.summary(py)?;
+        let file = opened.path.to_string_lossy();
+        let document = robolog::SummaryDocument::new(&file, summary, opened.log.problems());
+        let text = serde_json::to_string(&document)
+            .map_err(|e| PyValueError::new_err(format!("the summary cannot be written: {e}")))?;
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// The messages in log-time order (ties in file order), optionally only those of some
+    /// topics (exact names or globs; `*` matches any characters, `/` included) and of a time
+    /// range `[start, end)` in nanoseconds.
+    #[pyo3(signature = (topics=None, start=None, end=None))]
+    fn messages(
+        &self,
+        py: Python<'_>,
+        topics: Option<Bound<'_, PyAny>>,
+        start: Option<u64>,
+        end: Option<u64>,
+    ) -> PyResult<PyMessages> {
+        let opened = self.opened(py)?;
+        let patterns = topics.map(|t| topic_patterns(&t)).transpose()?;
+        let range = (
+            start.map_or(RangeBound::Unbounded, RangeBound::Included),
+            end.map_or(RangeBound::Unbounded, RangeBound::Excluded),
+        );
+        let mut query = opened.log.messages().time_range(range);
+        if let Some(patterns) = &patterns {
+            query = query.topics(patterns.iter().cloned());
+        }
+        let selection = query.selection().map_err(|e| to_py(e, Some(&opened.path)))?;
+        for pattern in &selection.unmatched {
+            warn(
+                py,
+                &format!(
+                    "topic {pattern:?} matches no channel of {}",
+                    opened.path.display()
+                ),
+            )?;
+        }
+        let messages = py
+            .detach(|| query.iter())
+            .map_err(|e| to_py(e, Some(&opened.path)))?;
+        Ok(PyMessages::new(opened, messages))
+    }
+
+    /// Every message in log-time order: `for message in log` is `log.messages()`.
+    fn __iter__(&self, py: Python<'_>) -> PyResult<PyMessages> {
+        self.messages(py, None, None, None)
+    }
+
+    /// Releases the log. Messages and iterators already handed out keep what they need.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut state = self
+            .state
+            .lock_py_attached(py)
+            .map_err(|_| PyValueError::new_err("the log's state was poisoned by a panic"))?;
+        *state = None;
+        Ok(())
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        match self.opened(py) {
+            Ok(opened) => format!(
+                "<robolog.Log {} ({}, {} channels)>",
+                opened.path.display(),
+                format_name(opened.log.format()),
+                opened.channels.len()
+            ),
+            Err(_) => "<robolog.Log (closed)>".to_owned(),
+        }
+    }
+}
+
+/// `topics=`: one name or pattern, or an iterable of them.
+pub(crate) fn topic_patterns(topics: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(one) = topics.cast::<PyString>() {
+        return Ok(vec![one.to_cow()?.into_owned()]);
+    }
+    topics
+        .try_iter()?
+        .map(|item| item?.extract::<String>())
+        .collect()
+}
+
+
+/// A `UserWarning` pointing at the caller's line.
+pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    py.import("warnings")?
+        .call_method1("warn", (message, category, 2))
+        .map(drop)
+}

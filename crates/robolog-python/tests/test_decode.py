@@ -1,0 +1,248 @@
+"""Decoded values: every message of every ROS 1 sample against rosbags, the value rules
+(dicts in definition order, bytes for uint8 arrays, numpy arrays sharing the message's
+memory, times), JSON messages, and what cannot be decoded."""
+
+import dataclasses
+import math
+import struct
+
+import numpy
+import pytest
+from rosbags.rosbag1 import Reader as Ros1Reader
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+import robolog
+from conftest import TESTDATA, bags, rosbags_reference, short
+
+REF_LZ4 = TESTDATA / "bags/generated/ros_comm/ref_lz4.bag"
+DEMO = TESTDATA / "samples/demo-zstd.mcap"
+
+
+def norm_float(value):
+    """Floats by their bits, so that NaN payloads and -0.0 compare too."""
+    return ("float", struct.pack("<d", float(value)).hex())
+
+
+def norm_ours(value):
+    """robolog's decoded value in a form comparable with rosbags'."""
+    if isinstance(value, dict):
+        if set(value) == {"sec", "nsec"}:
+            return ("time", value["sec"], value["nsec"])
+        return [(name, norm_ours(v)) for name, v in value.items()]
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return norm_float(value)
+    if isinstance(value, bytes):
+        return ("bytes", value.hex())
+    if isinstance(value, numpy.ndarray):
+        assert value.dtype != numpy.uint8, "uint8 arrays are bytes"
+        return [norm_ours(v) for v in value.tolist()]
+    if isinstance(value, list):
+        return [norm_ours(v) for v in value]
+    assert isinstance(value, (int, str)), type(value)
+    return value
+
+
+def norm_rosbags(value, store):
+    if isinstance(value, (bool, numpy.bool_)):
+        return int(bool(value))
+    if isinstance(value, (int, numpy.integer)):
+        return int(value)
+    if isinstance(value, (float, numpy.floating)):
+        return norm_float(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numpy.ndarray):
+        if value.dtype == numpy.uint8:
+            return ("bytes", value.tobytes().hex())
+        return [norm_rosbags(v, store) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        return [norm_rosbags(v, store) for v in value]
+    if dataclasses.is_dataclass(value):
+        msgtype = value.__msgtype__
+        if msgtype in ("builtin_interfaces/msg/Time", "builtin_interfaces/msg/Duration"):
+            return ("time", int(value.sec), int(value.nanosec))
+        _, fields = store.fielddefs[msgtype]
+        return [(name, norm_rosbags(getattr(value, name), store)) for name, _ in fields]
+    raise TypeError(f"cannot normalise {type(value)}: {value!r}")
+
+
+def rosbags_values(bag):
+    out = []
+    with Ros1Reader(bag) as reader:
+        stores = {}
+        for connection in reader.connections:
+            store = get_typestore(Stores.EMPTY)
+            store.register(get_types_from_msg(connection.msgdef.data, connection.msgtype))
+            stores[connection.id] = store
+        for connection, timestamp, raw in reader.messages():
+            store = stores[connection.id]
+            value = store.deserialize_ros1(raw, connection.msgtype)
+            out.append((timestamp, connection.topic, bytes(raw), norm_rosbags(value, store)))
+    return sorted(out, key=lambda m: m[:3])
+
+
+@pytest.mark.parametrize("bag", [b for b in bags() if rosbags_reference(b)], ids=short)
+def test_every_ros1_message_decodes_to_what_rosbags_gives(bag):
+    expected = rosbags_values(rosbags_reference(bag))
+    with robolog.open(bag) as log:
+        got = sorted(
+            (
+                (m.log_time, m.topic, bytes(m.data), norm_ours(m.decode()))
+                for m in log.messages()
+            ),
+            key=lambda m: m[:3],
+        )
+    assert len(got) == len(expected)
+    for ours, theirs in zip(got, expected):
+        assert ours == theirs
+
+
+def first(path, topic):
+    with robolog.open(path) as log:
+        return next(iter(log.messages(topics=topic))).decode()
+
+
+def test_values_follow_the_rules():
+    imu = first(REF_LZ4, "/imu")
+    # Fields in definition order, nested messages as dicts, ROS 1 time as sec/nsec.
+    assert list(imu) == [
+        "header",
+        "orientation",
+        "orientation_covariance",
+        "angular_velocity",
+        "angular_velocity_covariance",
+        "linear_acceleration",
+        "linear_acceleration_covariance",
+    ]
+    assert imu["header"] == {
+        "seq": 0,
+        "stamp": {"sec": 1600000000, "nsec": 0},
+        "frame_id": "imu_link",
+    }
+    assert imu["linear_acceleration"] == {"x": 0.0, "y": 0.0, "z": 9.81}
+    covariance = imu["orientation_covariance"]
+    assert isinstance(covariance, numpy.ndarray)
+    assert covariance.dtype == numpy.float64
+    assert covariance.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+
+    custom = first(REF_LZ4, "/custom")
+    assert isinstance(custom["blob"], bytes)
+    assert custom["dur"] == {"sec": 0, "nsec": 500}
+    assert custom["names"] == [] and custom["points"] == []
+    for name, value in custom.items():
+        if isinstance(value, numpy.ndarray):
+            assert value.dtype != numpy.uint8, name
+
+
+def ros1_log(path, definition, type_name, payloads, **settings):
+    """A log of one ros1 channel holding `payloads`, written by robolog.Writer."""
+    with robolog.Writer(path, **settings) as writer:
+        channel = writer.add_channel(
+            "/t",
+            "ros1",
+            schema_name=type_name,
+            schema_encoding="ros1msg",
+            schema_data=definition.encode(),
+        )
+        for i, payload in enumerate(payloads):
+            writer.write(channel, 1_000 + i, payload)
+    return path
+
+
+@pytest.mark.parametrize("compression", ["none", "zstd"])
+def test_aligned_arrays_share_the_message_memory(tmp_path, compression):
+    # Strings of 0 to 15 bytes before the arrays move them through every alignment.
+    payloads = [
+        struct.pack("<I", n) + b"x" * n + struct.pack("<I3d", 3, 1.5, -2.0, n)
+        for n in range(16)
+    ]
+    path = ros1_log(
+        tmp_path / "arrays.mcap",
+        "string s\nfloat64[] v\n",
+        "p/Arrays",
+        payloads,
+        compression=compression,
+    )
+    shared = copied = 0
+    with robolog.open(path) as log:
+        for n, message in enumerate(log.messages()):
+            array = message.decode()["v"]
+            assert array.tolist() == [1.5, -2.0, float(n)]
+            assert array.dtype == numpy.float64 and array.flags.aligned
+            data = numpy.frombuffer(message.data, numpy.uint8)
+            start = message.data.tobytes().index(struct.pack("<3d", 1.5, -2.0, n))
+            if (data.__array_interface__["data"][0] + start) % 8 == 0:
+                # A read-only view of the message's bytes, not a copy.
+                assert numpy.shares_memory(array, data)
+                assert not array.flags.writeable
+                shared += 1
+            else:
+                assert not numpy.shares_memory(array, data)
+                copied += 1
+    assert shared >= 1 and copied >= 1
+
+
+def test_arrays_outlive_the_log_and_its_messages(tmp_path):
+    payload = struct.pack("<I3d", 3, 1.0, 2.0, 3.0)
+    path = ros1_log(tmp_path / "a.mcap", "float64[] v\n", "p/V", [payload] * 4)
+    with robolog.open(path) as log:
+        arrays = [m.decode()["v"] for m in log.messages()]
+        views = [m.data for m in log.messages()]
+    del log
+    assert [a.tolist() for a in arrays] == [[1.0, 2.0, 3.0]] * 4
+    assert all(v == payload for v in views)
+
+
+def test_float_specials_are_floats(tmp_path):
+    values = (math.nan, math.inf, -math.inf, -0.0, 5e-324)
+    payload = struct.pack("<5d", *values) + struct.pack("<f", math.nan)
+    path = ros1_log(
+        tmp_path / "f.bag",
+        "float64 a\nfloat64 b\nfloat64 c\nfloat64 d\nfloat64 e\nfloat32 f\n",
+        "p/F",
+        [payload],
+    )
+    with robolog.open(path) as log:
+        value = next(iter(log.messages())).decode()
+    # Floats stay floats: no "NaN" strings as in JSON.
+    assert all(isinstance(v, float) for v in value.values())
+    assert math.isnan(value["a"]) and math.isnan(value["f"])
+    assert (value["b"], value["c"], value["e"]) == (math.inf, -math.inf, 5e-324)
+    assert math.copysign(1.0, value["d"]) == -1.0
+
+
+def test_64_bit_integers_are_exact(tmp_path):
+    payload = struct.pack("<Qq", 2**64 - 1, -(2**63))
+    path = ros1_log(tmp_path / "i.bag", "uint64 a\nint64 b\n", "p/I", [payload])
+    with robolog.open(path) as log:
+        assert next(iter(log.messages())).decode() == {"a": 2**64 - 1, "b": -(2**63)}
+
+
+def test_unaligned_arrays_are_aligned_copies():
+    seen = 0
+    with robolog.open(REF_LZ4) as log:
+        for message in log.messages(topics=["/imu", "/custom"]):
+            for value in message.decode().values():
+                if isinstance(value, numpy.ndarray) and value.itemsize > 1:
+                    assert value.flags.aligned
+                    assert value.dtype.isnative
+                    seen += 1
+    assert seen >= 150
+
+
+def test_json_messages_are_parsed():
+    point = first(DEMO, "/points")
+    assert isinstance(point, dict)
+    assert set(point) >= {"x", "y"}
+    assert first(DEMO, "/chatter") == {"data": "hello world 0"}
+
+
+def test_undecodable_messages_say_why():
+    with robolog.open(DEMO) as log:
+        blob = next(iter(log.messages(topics="/blob")))
+        with pytest.raises(robolog.DecodeError, match="application/octet-stream"):
+            blob.decode()
+
+
