@@ -48,11 +48,11 @@ impl DecodeContext {
         };
         match &decoded {
             Decoded::Ros1(m) => convert.ros1_message(m.root()).map(Bound::into_any),
+            Decoded::Cdr(m) => convert.cdr_message(m.root()).map(Bound::into_any),
             Decoded::Json(text) => json_loads(py)?.call1((*text,)),
-            #[allow(unreachable_patterns)]
             _ => Err(crate::errors::DecodeError::new_err(format!(
                 "{}: this build of robolog decodes the message, but the Python package cannot \
-                 convert its values yet",
+                 convert its values",
                 message.channel.topic
             ))),
         }
@@ -200,7 +200,10 @@ impl<'py> Converter<'py, '_> {
         Ok(dict)
     }
 
-    fn ros1_field(&mut self, field: &robolog::ros1::FieldRef<'_, '_>) -> PyResult<Bound<'py, PyAny>> {
+    fn ros1_field(
+        &mut self,
+        field: &robolog::ros1::FieldRef<'_, '_>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         use robolog::ros1::Value;
         let py = self.py;
         Ok(match field.value() {
@@ -231,7 +234,10 @@ impl<'py> Converter<'py, '_> {
         })
     }
 
-    fn ros1_array(&mut self, array: robolog::ros1::PrimitiveArray<'_>) -> PyResult<Bound<'py, PyAny>> {
+    fn ros1_array(
+        &mut self,
+        array: robolog::ros1::PrimitiveArray<'_>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         use robolog::ros1::PrimitiveKind as K;
         let py = self.py;
         let element = match array.kind() {
@@ -266,6 +272,87 @@ impl<'py> Converter<'py, '_> {
         }
     }
 
+    fn cdr_message(
+        &mut self,
+        message: robolog::cdr::MessageRef<'_, '_>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let key = std::ptr::from_ref(message.type_name()) as usize;
+        let names = self.names(key, message.fields().map(|f| f.name()));
+        let dict = PyDict::new(self.py);
+        for (field, name) in message.fields().zip(names.iter()) {
+            dict.set_item(name.bind(self.py), self.cdr_field(&field)?)?;
+        }
+        Ok(dict)
+    }
+
+    fn cdr_field(&mut self, field: &robolog::cdr::FieldRef<'_, '_>) -> PyResult<Bound<'py, PyAny>> {
+        use robolog::cdr::Value;
+        let py = self.py;
+        Ok(match field.value() {
+            Value::Message(_) => match field.as_message() {
+                Some(m) => self.cdr_message(m)?.into_any(),
+                None => py.None().into_bound(py),
+            },
+            Value::Messages(_) => {
+                let list = PyList::empty(py);
+                if let Some(messages) = field.messages() {
+                    for m in messages {
+                        list.append(self.cdr_message(m)?)?;
+                    }
+                }
+                list.into_any()
+            }
+            Value::Strings(_) => {
+                let list = PyList::empty(py);
+                if let Some(strings) = field.strings() {
+                    for s in strings {
+                        list.append(string(py, s))?;
+                    }
+                } else if let Some(strings) = field.wstrings() {
+                    for s in strings {
+                        list.append(PyString::new(py, &s.to_string_lossy()))?;
+                    }
+                }
+                list.into_any()
+            }
+            Value::Array(array) => self.cdr_array(array)?,
+            other => cdr_scalar(py, other)?,
+        })
+    }
+
+    fn cdr_array(
+        &mut self,
+        array: robolog::cdr::PrimitiveArray<'_>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        use robolog::cdr::PrimitiveKind as K;
+        let py = self.py;
+        let element = match array.kind() {
+            // `uint8`, `byte` and `char` are all octets in ROS 2.
+            K::UInt8 => return Ok(PyBytes::new(py, array.as_bytes()).into_any()),
+            K::Bool => Element::Bool,
+            K::Int8 => Element::Int8,
+            K::Int16 => Element::Int16,
+            K::UInt16 => Element::UInt16,
+            K::Int32 => Element::Int32,
+            K::UInt32 => Element::UInt32,
+            K::Int64 => Element::Int64,
+            K::UInt64 => Element::UInt64,
+            K::Float32 => Element::Float32,
+            K::Float64 => Element::Float64,
+        };
+        let big_endian = array.byte_order() == robolog::cdr::ByteOrder::BigEndian;
+        match self.numpy_array(array.as_bytes(), element, big_endian)? {
+            Some(numpy) => Ok(numpy),
+            None => {
+                let list = PyList::empty(py);
+                for value in array.iter() {
+                    list.append(cdr_scalar(py, value)?)?;
+                }
+                Ok(list.into_any())
+            }
+        }
+    }
+
     /// `bytes` (a slice of the message) as a numpy array of `element`s, or `None` without
     /// numpy.
     fn numpy_array(
@@ -278,7 +365,11 @@ impl<'py> Converter<'py, '_> {
         let Some(numpy) = numpy(py) else {
             return Ok(None);
         };
-        let dtypes = if big_endian { &numpy.big } else { &numpy.little };
+        let dtypes = if big_endian {
+            &numpy.big
+        } else {
+            &numpy.little
+        };
         let dtype = dtypes[element as usize].bind(py);
         let count = bytes.len() / element.size();
         // A bool array whose bytes are not all 0 or 1 would read as numpy bools that are
@@ -323,7 +414,10 @@ impl<'py> Converter<'py, '_> {
 }
 
 /// A ROS 1 value that needs no tree.
-fn ros1_scalar<'py>(py: Python<'py>, value: robolog::ros1::Value<'_>) -> PyResult<Bound<'py, PyAny>> {
+fn ros1_scalar<'py>(
+    py: Python<'py>,
+    value: robolog::ros1::Value<'_>,
+) -> PyResult<Bound<'py, PyAny>> {
     use robolog::ros1::Value;
     Ok(match value {
         Value::Bool(v) => v.into_pyobject(py)?.to_owned().into_any(),
@@ -340,6 +434,28 @@ fn ros1_scalar<'py>(py: Python<'py>, value: robolog::ros1::Value<'_>) -> PyResul
         Value::Time(t) => sec_nsec(py, i64::from(t.secs), i64::from(t.nsecs))?.into_any(),
         Value::Duration(d) => sec_nsec(py, i64::from(d.secs), i64::from(d.nsecs))?.into_any(),
         Value::String(bytes) => string(py, bytes).into_any(),
+        // Arrays and spans are handled with their field; a bare one converts to None.
+        _ => py.None().into_bound(py),
+    })
+}
+
+/// A ROS 2 value that needs no tree.
+fn cdr_scalar<'py>(py: Python<'py>, value: robolog::cdr::Value<'_>) -> PyResult<Bound<'py, PyAny>> {
+    use robolog::cdr::Value;
+    Ok(match value {
+        Value::Bool(v) => v.into_pyobject(py)?.to_owned().into_any(),
+        Value::Int8(v) => v.into_pyobject(py)?.into_any(),
+        Value::UInt8(v) => v.into_pyobject(py)?.into_any(),
+        Value::Int16(v) => v.into_pyobject(py)?.into_any(),
+        Value::UInt16(v) => v.into_pyobject(py)?.into_any(),
+        Value::Int32(v) => v.into_pyobject(py)?.into_any(),
+        Value::UInt32(v) => v.into_pyobject(py)?.into_any(),
+        Value::Int64(v) => v.into_pyobject(py)?.into_any(),
+        Value::UInt64(v) => v.into_pyobject(py)?.into_any(),
+        Value::Float32(v) => f64::from(v).into_pyobject(py)?.into_any(),
+        Value::Float64(v) => v.into_pyobject(py)?.into_any(),
+        Value::String(bytes) => string(py, bytes).into_any(),
+        Value::WString(wide) => PyString::new(py, &wide.to_string_lossy()).into_any(),
         // Arrays and spans are handled with their field; a bare one converts to None.
         _ => py.None().into_bound(py),
     })

@@ -17,14 +17,14 @@
 //!
 //! # Layout
 //!
-//! - [`log`]: `robolog.open` and `Log` (channels, summary, queries);
-//! - [`messages`]: the message iterator and `Message`;
-//! - [`decode`]: decoded values as Python objects (the package's value rules);
-//! - [`buffer`]: message bytes shared with Python without a copy (the crate's only unsafe
+//! - `log`: `robolog.open` and `Log` (channels, summary, queries);
+//! - `messages`: the message iterator and `Message`;
+//! - `decode`: decoded values as Python objects (the package's value rules);
+//! - `buffer`: message bytes shared with Python without a copy (the crate's only unsafe
 //!   code);
-//! - [`tools`]: `convert`, `merge`, `check`, `recover` and their reports;
-//! - [`writer`]: `robolog.Writer`;
-//! - [`model`]: channels, schemas, problems; [`errors`]: the exception classes.
+//! - `tools`: `convert`, `merge`, `check`, `recover` and their reports;
+//! - `writer`: `robolog.Writer`;
+//! - `model`: channels, schemas, problems; `errors`: the exception classes.
 //!
 //! Rust work runs with the GIL released (`Python::detach`); iteration reads messages in
 //! batches and checks for signals between them.

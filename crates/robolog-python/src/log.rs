@@ -173,7 +173,9 @@ impl PyLog {
         if let Some(patterns) = &patterns {
             query = query.topics(patterns.iter().cloned());
         }
-        let selection = query.selection().map_err(|e| to_py(e, Some(&opened.path)))?;
+        let selection = query
+            .selection()
+            .map_err(|e| to_py(e, Some(&opened.path)))?;
         for pattern in &selection.unmatched {
             warn(
                 py,
@@ -237,7 +239,6 @@ pub(crate) fn topic_patterns(topics: &Bound<'_, PyAny>) -> PyResult<Vec<String>>
         .map(|item| item?.extract::<String>())
         .collect()
 }
-
 
 /// A `UserWarning` pointing at the caller's line.
 pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {

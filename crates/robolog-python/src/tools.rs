@@ -166,12 +166,18 @@ pub(crate) fn create_writer(
     let options = settings
         .writer_options(output)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let target = settings.output(output).map_err(|e| to_py(e, Some(output)))?;
+    let target = settings
+        .output(output)
+        .map_err(|e| to_py(e, Some(output)))?;
     robolog::create_writer(target, options).map_err(|e| to_py(e, Some(output)))
 }
 
 /// The topic and time selection (`topics=`, `start=`, `end=`; `[start, end)` in nanoseconds).
-fn filter(topics: Option<&Bound<'_, PyAny>>, start: Option<u64>, end: Option<u64>) -> PyResult<Filter> {
+fn filter(
+    topics: Option<&Bound<'_, PyAny>>,
+    start: Option<u64>,
+    end: Option<u64>,
+) -> PyResult<Filter> {
     let mut filter = Filter::new().time_range((
         start.map_or(RangeBound::Unbounded, RangeBound::Included),
         end.map_or(RangeBound::Unbounded, RangeBound::Excluded),
@@ -285,10 +291,7 @@ fn write_all(
             }
         });
         let report = run(&mut writer, options)?;
-        let finished = writer
-            .inner
-            .finish()
-            .map_err(|e| to_py(e, Some(output)))?;
+        let finished = writer.inner.finish().map_err(|e| to_py(e, Some(output)))?;
         Ok((report, finished))
     });
     if let Some(e) = interrupted.into_inner().ok().flatten() {
@@ -391,7 +394,11 @@ pub(crate) fn check(py: Python<'_>, path: PathBuf, strict: bool) -> PyResult<PyC
 /// `robolog recover`), in the same format (a bag 1.2 becomes 2.0; a ROS 2 bag becomes a bag
 /// directory at `output`), and says what was recovered and lost. `output` may be `input`.
 #[pyfunction]
-pub(crate) fn recover(py: Python<'_>, input: PathBuf, output: PathBuf) -> PyResult<PyRecoverReport> {
+pub(crate) fn recover(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+) -> PyResult<PyRecoverReport> {
     let report = py
         .detach(|| robolog::recover_file(&input, &output))
         .map_err(|e| match e {

@@ -41,7 +41,11 @@ pub(crate) struct PyWriter {
 }
 
 impl PyWriter {
-    fn with_open<T>(&self, py: Python<'_>, f: impl FnOnce(&mut Open) -> PyResult<T>) -> PyResult<T> {
+    fn with_open<T>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Open) -> PyResult<T>,
+    ) -> PyResult<T> {
         let mut state = self
             .state
             .lock_py_attached(py)
@@ -106,15 +110,23 @@ impl PyWriter {
         schema_data: Option<Bound<'_, PyAny>>,
         metadata: Option<std::collections::BTreeMap<String, String>>,
     ) -> PyResult<u32> {
-        let data = schema_data.map(|d| bytes_of(&d)).transpose()?.unwrap_or_default();
+        let data = schema_data
+            .map(|d| bytes_of(&d))
+            .transpose()?
+            .unwrap_or_default();
         let path = self.path.clone();
         self.with_open(py, |open| {
-            let schema = if schema_name.is_empty() && schema_encoding.is_empty() && data.is_empty() {
+            let schema = if schema_name.is_empty() && schema_encoding.is_empty() && data.is_empty()
+            {
                 None
             } else {
                 let next_id = u32::try_from(open.schemas.len() + 1)
                     .map_err(|_| PyValueError::new_err("too many schemas"))?;
-                let key = (schema_name.to_owned(), schema_encoding.to_owned(), data.to_vec());
+                let key = (
+                    schema_name.to_owned(),
+                    schema_encoding.to_owned(),
+                    data.to_vec(),
+                );
                 Some(Arc::clone(open.schemas.entry(key).or_insert_with(|| {
                     Arc::new(robolog::Schema {
                         id: next_id,
@@ -229,7 +241,8 @@ impl PyWriter {
                 .add_channel(&channel)
                 .map_err(|e| to_py(e, Some(&path)))?;
             open.channels.insert(id, Arc::clone(&channel));
-            open.copied.insert(Arc::as_ptr(&channel) as usize, (channel, id));
+            open.copied
+                .insert(Arc::as_ptr(&channel) as usize, (channel, id));
             Ok(id)
         })
     }
@@ -342,4 +355,3 @@ fn bytes_of(data: &Bound<'_, PyAny>) -> PyResult<Bytes> {
     let copy = py.get_type::<PyBytes>().call1((data,))?;
     Ok(Bytes::copy_from_slice(copy.cast::<PyBytes>()?.as_bytes()))
 }
-

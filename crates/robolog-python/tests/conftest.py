@@ -4,6 +4,10 @@ files of each format."""
 import pathlib
 
 import pytest
+import yaml
+from rosbags.highlevel import AnyReader, AnyReaderError
+from rosbags.rosbag2 import Reader as Ros2Reader
+from rosbags.typesys import Stores, get_typestore
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 TESTDATA = REPO / "testdata"
@@ -50,6 +54,40 @@ def rosbag2_bags():
     root = TESTDATA / "rosbag2"
     dirs = sorted(p for p in root.iterdir() if p.is_dir() and p.name != "files")
     return dirs + sorted((root / "files").iterdir())
+
+
+def ros2_storage_files(bag: pathlib.Path):
+    """The storage files of a ROS 2 bag (a directory's, from its metadata.yaml), or the file."""
+    if not bag.is_dir():
+        return [bag]
+    meta = yaml.safe_load((bag / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+    return [bag / pathlib.Path(p).name for p in meta["relative_file_paths"]]
+
+
+def rosbags_ros2(bag: pathlib.Path, deserialize=None):
+    """Every message rosbags reads from a ROS 2 bag: (topic, time, bytes, type, value), where
+    value is `deserialize(message, typestore)` of rosbags' deserialized message (None when rosbags
+    cannot deserialize it, or without `deserialize`). Each storage file is read alone, as
+    robolog-rosbag2's interop test does: rosbags' directory reader matches a file's topics to
+    metadata.yaml's by their QoS text, which some upstream bags do not repeat exactly; files
+    AnyReader refuses (schemas it cannot parse) are read raw."""
+    out = []
+    for file in ros2_storage_files(bag):
+        try:
+            with AnyReader([file], default_typestore=get_typestore(Stores.ROS2_HUMBLE)) as reader:
+                for c, t, raw in reader.messages():
+                    value = None
+                    if deserialize is not None:
+                        try:
+                            value = deserialize(reader.deserialize(raw, c.msgtype), reader.typestore)
+                        except Exception:  # noqa: BLE001 - a type rosbags cannot read
+                            value = None
+                    out.append((c.topic, t, bytes(raw), c.msgtype, value))
+        except AnyReaderError:
+            with Ros2Reader(file) as reader:
+                for c, t, raw in reader.messages():
+                    out.append((c.topic, t, bytes(raw), c.msgtype, None))
+    return out
 
 
 def short(path: pathlib.Path) -> str:

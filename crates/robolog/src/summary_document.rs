@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::format::Format;
-use crate::problem::Problem;
 use crate::model::Metadata;
+use crate::problem::Problem;
 use crate::summary::{CompressionSummary, IndexUse, Summary};
 
 /// A [`Summary`] with what a reader wants spelled out: the duration, UTC times, chunk totals
@@ -193,7 +193,6 @@ impl SummaryDocument {
             problems: problems.to_vec(),
         }
     }
-
 }
 
 /// Three decimals are plenty for a rate or a ratio, and keep the JSON stable to read.
