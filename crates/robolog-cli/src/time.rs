@@ -1,8 +1,6 @@
 //! Times on the command line (seconds, nanoseconds or RFC 3339) and times in output (UTC).
 
 use jiff::Timestamp;
-// Times in output: the facade's, so that `info --json` and the Python package agree.
-pub(crate) use robolog::format_utc;
 
 /// A bare integer below this is seconds since 1970; from it on, nanoseconds. 10^12 s is in the
 /// year 33658 and 10^12 ns is 16 minutes after 1970: no real log time is ambiguous.
@@ -89,6 +87,16 @@ fn parse_number(text: &str) -> Result<u64, String> {
         ns = ns.checked_add(scaled).ok_or_else(too_large)?;
     }
     Ok(ns)
+}
+
+/// `ns` since 1970 as RFC 3339 in UTC with all nine fractional digits, so that times line up
+/// in columns and read back exactly.
+pub(crate) fn format_utc(ns: u64) -> String {
+    match Timestamp::from_nanosecond(i128::from(ns)) {
+        Ok(timestamp) => format!("{timestamp:.9}"),
+        // Unreachable for u64 (which ends in 2554), but a number beats a panic.
+        Err(_) => format!("{ns} ns"),
+    }
 }
 
 /// A duration in seconds with nanosecond digits: `0.490000002 s`.

@@ -1,5 +1,5 @@
-//! A log's summary as one self-contained document: what `robolog info --json` prints and what
-//! the Python package's `Log.summary()` returns, built once here for both.
+//! A log's summary as one self-contained document: what `robolog info --json` prints (the
+//! Python package's `Log.summary()`; its tests compare it with the CLI's golden files).
 
 use std::collections::BTreeMap;
 
