@@ -28,9 +28,10 @@ type Outcome<R> = thread::Result<R>;
 /// With `threads == 0` the work runs on the consumer's thread, one job at a time. A panic in
 /// `work` is re-raised on the consumer's thread when its result is due.
 ///
-/// The workers are threads of a process-wide pool, started the first time a map asks for them
-/// and kept for the next map (at most [`MAX_POOL_THREADS`](crate::MAX_POOL_THREADS)); `threads`
-/// is how many of them work for this map at once. `work` must not wait for another job of a
+/// The workers are threads of a process-wide pool, started when a map asks for them and kept
+/// for the next map while work keeps coming (a thread without a task for two seconds ends; at
+/// most [`MAX_POOL_THREADS`](crate::MAX_POOL_THREADS)); `threads` is how many of them work for
+/// this map at once. `work` must not wait for another job of a
 /// map to finish: the pool's threads are shared.
 pub struct ParallelMap<I: Iterator, R> {
     source: I,

@@ -1,9 +1,9 @@
 //! The process's worker threads, started on first use and shared by every [`ParallelMap`].
 //!
-//! A query over a few chunks is short, and starting threads for it was a visible share of it,
-//! spent before the first chunk could start decoding; stopping them again unmapped their stacks.
-//! So threads outlive the maps that use them, as a pool: they wait on one task queue and cost
-//! nothing while idle.
+//! A query over a few chunks is short, and starting threads for each one was a visible share of
+//! it, spent before the first chunk could start decoding. So threads outlive the maps that use
+//! them, as a pool: they wait on one task queue while work keeps coming, and a thread that has
+//! had no task for [`IDLE`] ends, so that a program that has stopped reading holds no threads.
 //!
 //! A task must not wait for another task: the pool may have fewer threads than a program has
 //! tasks waiting. [`ParallelMap`] keeps to that; its consumer runs queued jobs itself while it
@@ -11,8 +11,9 @@
 //!
 //! [`ParallelMap`]: crate::ParallelMap
 
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
@@ -23,60 +24,108 @@ pub(crate) type Task = Box<dyn FnOnce() + Send + 'static>;
 /// command line or a config file should not be able to exhaust the process's threads.
 pub const MAX_POOL_THREADS: usize = 256;
 
+/// How long a pool thread waits for a task before it ends: long enough to carry over between
+/// the queries of a program that reads in a loop, short enough that a program done reading soon
+/// holds no threads.
+const IDLE: Duration = Duration::from_secs(2);
+
 pub(crate) struct WorkerPool {
     tasks: Sender<Task>,
+    state: Arc<State>,
+}
+
+/// What the pool's threads share with it.
+struct State {
     queue: Receiver<Task>,
-    /// Threads started so far; only grows.
-    started: Mutex<usize>,
+    /// Threads running now. Tasks are queued, and idle threads end, under this lock.
+    threads: Mutex<usize>,
+    idle: Duration,
+}
+
+impl State {
+    fn threads(&self) -> MutexGuard<'_, usize> {
+        self.threads.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The process's pool.
 pub(crate) fn pool() -> &'static WorkerPool {
     static POOL: OnceLock<WorkerPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let (tasks, queue) = crossbeam_channel::unbounded();
-        WorkerPool {
-            tasks,
-            queue,
-            started: Mutex::new(0),
-        }
-    })
+    POOL.get_or_init(|| WorkerPool::new(IDLE))
 }
 
 impl WorkerPool {
+    /// A pool without threads yet, whose threads end after `idle` without a task.
+    fn new(idle: Duration) -> Self {
+        let (tasks, queue) = crossbeam_channel::unbounded();
+        Self {
+            tasks,
+            state: Arc::new(State {
+                queue,
+                threads: Mutex::new(0),
+                idle,
+            }),
+        }
+    }
+
     /// Starts threads until the pool has `wanted` (at most [`MAX_POOL_THREADS`]) and returns how
     /// many it has, which is fewer when the system refuses to start more.
     pub(crate) fn grow_to(&self, wanted: usize) -> usize {
         let wanted = wanted.min(MAX_POOL_THREADS);
-        let mut started = self.started.lock().unwrap_or_else(PoisonError::into_inner);
-        while *started < wanted {
-            let queue = self.queue.clone();
-            let spawned = thread::Builder::new()
-                .name(format!("robolog-worker-{}", *started))
-                .spawn(move || {
-                    for task in queue {
-                        // Tasks catch their own panics; this keeps the thread alive if one
-                        // does not.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
-                    }
-                });
-            if spawned.is_err() {
-                break;
-            }
-            *started += 1;
+        let mut threads = self.state.threads();
+        while *threads < wanted && self.spawn(&mut threads) {}
+        *threads
+    }
+
+    /// Starts one thread; false when the system refuses.
+    fn spawn(&self, threads: &mut MutexGuard<'_, usize>) -> bool {
+        let state = Arc::clone(&self.state);
+        let spawned = thread::Builder::new()
+            .name(format!("robolog-worker-{}", **threads))
+            .spawn(move || work(&state));
+        if spawned.is_ok() {
+            **threads += 1;
         }
-        *started
+        spawned.is_ok()
     }
 
-    /// Threads started so far.
+    /// Threads running now.
     fn threads(&self) -> usize {
-        *self.started.lock().unwrap_or_else(PoisonError::into_inner)
+        *self.state.threads()
     }
 
-    /// Queues `task` for the next free thread.
+    /// Queues `task` for the next free thread, starting one if every thread has ended.
     pub(crate) fn submit(&self, task: Task) {
+        let mut threads = self.state.threads();
+        if *threads == 0 {
+            // Without a thread the task would wait for the next `grow_to`; callers that find
+            // none run their work themselves, so a refusal is not an error.
+            self.spawn(&mut threads);
+        }
         // The pool holds a receiver itself, so the queue never disconnects.
         let _ = self.tasks.send(task);
+    }
+}
+
+/// A pool thread: runs tasks until none has come for the pool's idle time.
+fn work(state: &State) {
+    loop {
+        match state.queue.recv_timeout(state.idle) {
+            Ok(task) => {
+                // Tasks catch their own panics; this keeps the thread alive if one does not.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
+            }
+            Err(_) => {
+                let mut threads = state.threads();
+                // Tasks are queued under the same lock: one queued before this check is run by
+                // this thread, and one queued after it finds this thread gone from the count.
+                if !state.queue.is_empty() {
+                    continue;
+                }
+                *threads -= 1;
+                return;
+            }
+        }
     }
 }
 
@@ -181,6 +230,33 @@ mod tests {
         let (a, ran_here) = join(|| 1, move || thread::current().id() == caller);
         let _ = release.send(());
         assert_eq!((a, ran_here), (1, true));
+    }
+
+    #[test]
+    fn idle_threads_end_and_come_back_when_work_does() {
+        // A pool of its own, so that the other tests' use of the process's pool cannot keep
+        // its threads busy.
+        let pool = WorkerPool::new(Duration::from_millis(50));
+        assert_eq!(pool.grow_to(2), 2);
+        let (done, finished) = mpsc::channel();
+        let sender = done.clone();
+        pool.submit(Box::new(move || {
+            let _ = sender.send(thread::current().name().map(str::to_owned));
+        }));
+        let ran_on = finished.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert!(ran_on.is_some_and(|name| name.starts_with("robolog-worker-")));
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while pool.threads() > 0 && std::time::Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(pool.threads(), 0);
+        // A task queued after every thread has ended starts one.
+        pool.submit(Box::new(move || {
+            let _ = done.send(thread::current().name().map(str::to_owned));
+        }));
+        assert_eq!(pool.threads(), 1);
+        let ran_on = finished.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert!(ran_on.is_some_and(|name| name.starts_with("robolog-worker-")));
     }
 
     #[test]
