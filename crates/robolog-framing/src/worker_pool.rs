@@ -3,7 +3,7 @@
 //! A query over a few chunks is short, and starting threads for each one was a visible share of
 //! it, spent before the first chunk could start decoding. So threads outlive the maps that use
 //! them, as a pool: they wait on one task queue while work keeps coming, and a thread that has
-//! had no task for [`IDLE`] ends, so that a program that has stopped reading holds no threads.
+//! had no task for `IDLE` ends, so that a program that has stopped reading holds no threads.
 //!
 //! A task must not wait for another task: the pool may have fewer threads than a program has
 //! tasks waiting. [`ParallelMap`] keeps to that; its consumer runs queued jobs itself while it

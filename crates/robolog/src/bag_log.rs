@@ -230,8 +230,14 @@ impl BagMessages {
 }
 
 fn to_message(channels: &[Arc<Channel>], m: robolog_rosbag::Message) -> Result<Message> {
-    let channel = channel_by_id(channels, m.conn)
-        .ok_or_else(|| Error::Usage(format!("message on unknown connection {}", m.conn)))?;
+    let channel = channel_by_id(channels, m.conn).ok_or(Error::UndefinedChannel {
+        format: Format::Bag,
+        channel: u64::from(m.conn),
+        offset: match m.position {
+            robolog_rosbag::Position::File(offset) => Some(offset),
+            robolog_rosbag::Position::Chunk { chunk, .. } => Some(chunk),
+        },
+    })?;
     Ok(Message {
         channel: Arc::clone(channel),
         log_time_ns: m.time_ns,

@@ -138,7 +138,23 @@ pub enum Error {
         /// Each refused type as `topic: type (why)`.
         refused: Vec<String>,
     },
-    /// A writer was used wrongly (unknown channel id, use after finish, …).
+    /// A message of the input names a channel (a bag's connection, an MCAP channel, a BDDF
+    /// series, a ROS 2 bag's topic) that the input does not define where it must.
+    #[error(
+        "{format}: a message on {} {channel}, which the input does not define{}",
+        format.channel_word(),
+        offset.map(|o| format!(" (at byte {o})")).unwrap_or_default()
+    )]
+    UndefinedChannel {
+        /// The input's format.
+        format: Format,
+        /// The id the message names.
+        channel: u64,
+        /// Where the message is, when known.
+        offset: Option<u64>,
+    },
+    /// A writer was used wrongly (unknown channel id, use after finish, …). Damage in an input
+    /// is never this error.
     #[error("{0}")]
     Usage(String),
     /// The output cannot be used for this format.
@@ -169,7 +185,7 @@ impl Error {
             Error::Bddf(e) => e.offset(),
             #[cfg(feature = "rosbag2")]
             Error::Rosbag2(e) => e.offset(),
-            Error::NegativeTime { offset, .. } => *offset,
+            Error::NegativeTime { offset, .. } | Error::UndefinedChannel { offset, .. } => *offset,
             Error::TruncatedMagic { len, .. } => Some(*len as u64),
             Error::InInput { source, .. } => source.offset(),
             _ => None,

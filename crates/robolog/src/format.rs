@@ -82,6 +82,18 @@ impl Format {
     }
 }
 
+impl Format {
+    /// What the format calls the channels its messages are on.
+    pub(crate) fn channel_word(self) -> &'static str {
+        match self {
+            Format::Bag => "connection",
+            Format::Mcap => "channel",
+            Format::Bddf => "series",
+            Format::Rosbag2 => "topic id",
+        }
+    }
+}
+
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

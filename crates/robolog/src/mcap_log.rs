@@ -495,9 +495,11 @@ impl McapMessages {
         data: Bytes,
     ) -> Result<Message> {
         let Some(channel) = channel_by_id(&self.channels, u32::from(channel_id)) else {
-            return Err(Error::Usage(format!(
-                "message on unknown channel {channel_id}"
-            )));
+            return Err(Error::UndefinedChannel {
+                format: Format::Mcap,
+                channel: u64::from(channel_id),
+                offset: None,
+            });
         };
         Ok(Message {
             channel: Arc::clone(channel),

@@ -259,10 +259,11 @@ impl Rosbag2Messages {
             Err(e) => return Some(Err(e.into())),
         };
         let Some(channel) = channel_by_id(&self.channels, m.topic) else {
-            return Some(Err(Error::Usage(format!(
-                "message on unknown topic {}",
-                m.topic
-            ))));
+            return Some(Err(Error::UndefinedChannel {
+                format: Format::Rosbag2,
+                channel: u64::from(m.topic),
+                offset: None,
+            }));
         };
         Some(Ok(Message {
             channel: Arc::clone(channel),

@@ -236,9 +236,12 @@ impl<R: Read> LogStream<R> {
                 let channel = match self.channels.get(&m.conn) {
                     Some(c) => Arc::clone(c),
                     None => {
-                        let connection = reader.connection(m.conn).ok_or_else(|| {
-                            Error::Usage(format!("message on unknown connection {}", m.conn))
-                        })?;
+                        let connection =
+                            reader.connection(m.conn).ok_or(Error::UndefinedChannel {
+                                format: Format::Bag,
+                                channel: u64::from(m.conn),
+                                offset: None,
+                            })?;
                         let channel = Arc::new(builder.channel(connection));
                         self.channels.insert(m.conn, Arc::clone(&channel));
                         channel
@@ -279,13 +282,13 @@ impl<R: Read> LogStream<R> {
                         }
                     }
                     Record::Message(m) => {
-                        let channel =
-                            self.channels.get(&u32::from(m.channel_id)).ok_or_else(|| {
-                                Error::Usage(format!(
-                                    "message on channel {} before its Channel record",
-                                    m.channel_id
-                                ))
-                            })?;
+                        let channel = self.channels.get(&u32::from(m.channel_id)).ok_or(
+                            Error::UndefinedChannel {
+                                format: Format::Mcap,
+                                channel: u64::from(m.channel_id),
+                                offset: None,
+                            },
+                        )?;
                         return Ok(Some(Item::Message(Message {
                             channel: Arc::clone(channel),
                             log_time_ns: m.log_time,
@@ -332,9 +335,14 @@ impl<R: Read> LogStream<R> {
                 let channel = match series.entry(index) {
                     std::collections::btree_map::Entry::Occupied(known) => known.into_mut(),
                     std::collections::btree_map::Entry::Vacant(slot) => {
-                        let described = reader.series_by_index(index).ok_or_else(|| {
-                            Error::Usage(format!("data block of undeclared series {index}"))
-                        })?;
+                        let described =
+                            reader
+                                .series_by_index(index)
+                                .ok_or(Error::UndefinedChannel {
+                                    format: Format::Bddf,
+                                    channel: u64::from(index),
+                                    offset: None,
+                                })?;
                         let channel = crate::bddf_log::series_channel(described);
                         self.channels.insert(index, Arc::clone(&channel.channel));
                         slot.insert(channel)

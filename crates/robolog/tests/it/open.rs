@@ -702,3 +702,41 @@ fn mcap_uncompressed_chunks_are_checked_unless_turned_off() {
         .collect();
     assert_eq!(times.len(), 3);
 }
+
+#[test]
+fn a_message_on_an_undefined_channel_is_a_typed_data_error() {
+    use robolog_mcap::records::{Header, MAGIC, Message, Record};
+    use robolog_mcap::serialize::write_record;
+    // A stream whose first message names channel 7 before any Channel record defines it.
+    let mut bytes = MAGIC.to_vec();
+    let header = Header {
+        profile: "".into(),
+        library: "test".into(),
+    };
+    write_record(&Record::Header(header), &mut bytes).unwrap();
+    let message = Message {
+        channel_id: 7,
+        sequence: 0,
+        log_time: 1,
+        publish_time: 1,
+        data: b"x",
+    };
+    write_record(&Record::Message(message), &mut bytes).unwrap();
+    let mut stream = open_reader(Cursor::new(bytes)).unwrap();
+    let err = stream.next().unwrap().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::UndefinedChannel {
+                format: Format::Mcap,
+                channel: 7,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "MCAP: a message on channel 7, which the input does not define"
+    );
+}
