@@ -8,8 +8,8 @@
 //!
 //! task-clock divided by the count is the CPU time of one decode (subtract `baseline`). Modes:
 //! `imu-decode`, `imu-static`, `cloud-decode`, `cloud-static` (decode into a reused tree, or
-//! with the hand-written decoder of `benches/support/fixed.rs`), `imu-json`, `baseline` (the
-//! loop alone).
+//! with the hand-written decoder of `benches/support/fixed.rs`), `imu-json`, `tiny-decode` (a
+//! one-byte message: the fixed cost of a decode), `baseline` (the loop alone).
 
 #![allow(
     clippy::unwrap_used,
@@ -39,6 +39,8 @@ fn main() {
     let data: Vec<u8> = (0..64 << 10).map(|i| i as u8).collect();
     let cloud = messages::cloud_message(&cloud_plan, &data);
 
+    let tiny_plan = Plan::from_bundle("p/msg/Tiny", "uint8 x\n").unwrap();
+    let tiny = [0u8, 1, 0, 0, 7];
     let mut tree = Tree::new();
     let mut sum = 0usize;
     for _ in 0..count {
@@ -63,6 +65,7 @@ fn main() {
                 m.fields.len()
             }
             "imu-json" => imu_plan.decode(black_box(&imu)).unwrap().to_json().len(),
+            "tiny-decode" => tiny_plan.decode_into(black_box(&tiny), &mut tree).unwrap().end(),
             "baseline" => black_box(imu.len()),
             other => panic!("unknown mode {other}"),
         };

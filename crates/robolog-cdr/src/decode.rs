@@ -128,6 +128,9 @@ impl Plan {
         }
     }
 
+    // Inlined: its result is read right back, and a result returned through memory stalled
+    // that read (a store-to-load forwarding failure on the small fields of `Decoding`).
+    #[inline(always)]
     fn walk<'a>(
         &self,
         data: &'a [u8],
@@ -638,28 +641,7 @@ impl<'a> Decoder<'_, 'a, '_> {
                     continue;
                 }
                 Step::String { slot } => (slot, Value::String(self.fast_string()?)),
-                Step::Primitives { slot, kind } => {
-                    let len = self.fast_u32()? as usize;
-                    let size = kind.size();
-                    let start = if len == 0 {
-                        self.pos
-                    } else {
-                        self.pos + padding(self.offset() as u64, size as u64) as usize
-                    };
-                    let end = len
-                        .checked_mul(size)
-                        .and_then(|bytes| start.checked_add(bytes))
-                        .ok_or(())?;
-                    let data: &'a [u8] = self.data;
-                    let bytes = data.get(start..end).ok_or(())?;
-                    if kind == PrimitiveKind::Bool && bytes.iter().any(|b| *b > 1) {
-                        self.irregular = true;
-                    }
-                    self.pos = end;
-                    let array =
-                        PrimitiveArray::new_unchecked_len(kind, bytes, ByteOrder::LittleEndian);
-                    (slot, Value::Array(array))
-                }
+                Step::Primitives { slot, kind } => (slot, Value::Array(self.fast_primitives(kind)?)),
                 Step::Message { slot, id } => {
                     let start = self.fast_message(id)?;
                     let len = plan.message(id).fields.len();
@@ -679,6 +661,24 @@ impl<'a> Decoder<'_, 'a, '_> {
                                 start: self.fast_message(id)?,
                                 len: fields,
                             };
+                            *self.nodes.get_mut(start + i).ok_or(())? = Value::Message(element);
+                        }
+                        start
+                    } else if child.sequential {
+                        // Elements first, then each element's values appended in turn: the
+                        // layout the slow walk's one reservation gives.
+                        let start = self.fast_reserve(len)?;
+                        if self.nodes.len().saturating_add(len.saturating_mul(fields))
+                            > self.node_limit
+                        {
+                            return Err(());
+                        }
+                        for i in 0..len {
+                            let element = Span {
+                                start: self.nodes.len(),
+                                len: fields,
+                            };
+                            self.fast_push_fields(id)?;
                             *self.nodes.get_mut(start + i).ok_or(())? = Value::Message(element);
                         }
                         start
@@ -719,9 +719,49 @@ impl<'a> Decoder<'_, 'a, '_> {
             self.may_grow(template.ops.len()).map_err(drop)?;
             return self.push_template(template);
         }
+        if child.sequential {
+            let start = self.nodes.len();
+            if start.saturating_add(child.fields.len()) > self.node_limit {
+                return Err(());
+            }
+            self.fast_push_fields(id)?;
+            return Ok(start);
+        }
         let start = self.fast_reserve(child.fields.len())?;
         self.fast_fields(id, start)?;
         Ok(start)
+    }
+
+    /// The fast walk over a [`MessagePlan::sequential`](crate::plan::MessagePlan) message: its
+    /// values are appended in field order.
+    fn fast_push_fields(&mut self, id: usize) -> Result<(), ()> {
+        let plan = self.plan;
+        for step in &plan.message(id).steps {
+            match *step {
+                Step::Run { ref templates, .. } => {
+                    let template = templates.at(self.offset());
+                    let end = self.pos.checked_add(template.size).ok_or(())?;
+                    let bytes = self.data.get(self.pos..end).ok_or(())?;
+                    let mut odd = false;
+                    for op in &template.ops {
+                        let value = read_one(*op, bytes, 0, &mut odd).ok_or(())?;
+                        self.nodes.push(value);
+                    }
+                    self.irregular |= odd;
+                    self.pos = end;
+                }
+                Step::String { .. } => {
+                    let text = self.fast_string()?;
+                    self.nodes.push(Value::String(text));
+                }
+                Step::Primitives { kind, .. } => {
+                    let array = self.fast_primitives(kind)?;
+                    self.nodes.push(Value::Array(array));
+                }
+                _ => return Err(()),
+            }
+        }
+        Ok(())
     }
 
     /// [`Decoder::reserve`] for the fast walk: returns the first slot (a plain `usize` keeps the
@@ -735,6 +775,33 @@ impl<'a> Decoder<'_, 'a, '_> {
         }
         self.nodes.resize(end, PLACEHOLDER);
         Ok(start)
+    }
+
+    /// An unbounded sequence of primitives in the fast walk.
+    #[inline(always)]
+    fn fast_primitives(&mut self, kind: PrimitiveKind) -> Result<PrimitiveArray<'a>, ()> {
+        let len = self.fast_u32()? as usize;
+        let size = kind.size();
+        let start = if len == 0 {
+            self.pos
+        } else {
+            self.pos + padding(self.offset() as u64, size as u64) as usize
+        };
+        let end = len
+            .checked_mul(size)
+            .and_then(|bytes| start.checked_add(bytes))
+            .ok_or(())?;
+        let data: &'a [u8] = self.data;
+        let bytes = data.get(start..end).ok_or(())?;
+        if kind == PrimitiveKind::Bool && bytes.iter().any(|b| *b > 1) {
+            self.irregular = true;
+        }
+        self.pos = end;
+        Ok(PrimitiveArray::new_unchecked_len(
+            kind,
+            bytes,
+            ByteOrder::LittleEndian,
+        ))
     }
 
     /// A `u32` count or length in the fast walk.

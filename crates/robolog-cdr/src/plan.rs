@@ -311,6 +311,10 @@ pub(crate) struct MessagePlan {
     pub(crate) min_nodes: usize,
     /// The largest XCDR1 alignment of a value inside (1 to 8).
     pub(crate) align: usize,
+    /// Every step fills its own fields in order and adds no other node (strings, sequences of
+    /// primitives, runs of scalars and primitive arrays): the fast walk appends the values one
+    /// after the other instead of reserving the slots first.
+    pub(crate) sequential: bool,
 }
 
 impl MessagePlan {
@@ -742,6 +746,12 @@ fn compile_message(
         empty,
         min_size,
         layout,
+        sequential: templates.is_none()
+            && steps.iter().all(|step| match step {
+                Step::String { .. } | Step::Primitives { .. } => true,
+                Step::Run { templates, .. } => templates.0.iter().all(|t| t.flat),
+                _ => false,
+            }),
         templates,
         steps,
         min_nodes,
