@@ -57,6 +57,10 @@ struct Channel<'a> {
     schema_name: Option<&'a str>,
     schema_encoding: Option<&'a str>,
     message_encoding: &'a str,
+    /// ROS 2 channels: the RIHS01 hash of the channel's definition, or the recorded one when
+    /// the recording holds no definition; absent when neither exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    type_hash: Option<String>,
     message_count: u64,
     /// Messages per second over the log's duration.
     rate_hz: Option<f64>,
@@ -217,6 +221,7 @@ fn describe<'a>(file: &str, summary: &'a Summary, problems: &'a [Problem]) -> In
                 schema_name: schema.map(|s| s.name.as_str()),
                 schema_encoding: schema.map(|s| s.encoding.as_str()),
                 message_encoding: &channel.message_encoding,
+                type_hash: type_hash(channel),
                 message_count: entry.message_count,
                 rate_hz: duration
                     .filter(|&d| d > 0)
@@ -255,6 +260,20 @@ fn describe<'a>(file: &str, summary: &'a Summary, problems: &'a [Problem]) -> In
         metadata: &summary.metadata,
         index: &summary.index,
         problems,
+    }
+}
+
+/// What `info` shows as a channel's type hash (see [`robolog::type_hash`]).
+fn type_hash(channel: &robolog::Channel) -> Option<String> {
+    match robolog::type_hash(channel) {
+        Some(Ok(hash)) => Some(hash),
+        // `check` says why a definition cannot be hashed.
+        Some(Err(_)) => None,
+        None => (channel.message_encoding == robolog::encodings::CDR)
+            .then(|| channel.metadata.get(robolog::encodings::TOPIC_TYPE_HASH))
+            .flatten()
+            .filter(|hash| !hash.is_empty())
+            .cloned(),
     }
 }
 

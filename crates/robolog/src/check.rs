@@ -36,7 +36,8 @@ impl CheckReport {
 
 /// Checks the log at `path`; see [`check_bytes`]. A ROS 2 bag (a directory or `.db3`) is
 /// checked as a whole: what opening finds (a missing or stale metadata.yaml, an unreadable
-/// `-wal`), every message read, and each MCAP storage file through the MCAP checks.
+/// `-wal`), every message read, each MCAP storage file through the MCAP checks, and (with the
+/// `cdr` feature) each topic's recorded type hash against its definition.
 pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
     let path = path.as_ref();
     if crate::sniff::is_rosbag2_path(path)? {
@@ -59,7 +60,9 @@ pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
 /// - **bags**: version and file header, index against chunks (a missing or damaged index),
 ///   every chunk decompressed and walked, message counts against the index, and (with the
 ///   `ros1` feature) each connection's md5sum against its definition;
-/// - **MCAP**: everything `mcap doctor` checks, plus every CRC (see `robolog_mcap::check`);
+/// - **MCAP**: everything `mcap doctor` checks, plus every CRC (see `robolog_mcap::check`),
+///   and (with the `cdr` feature) each ROS 2 channel's recorded type hash against its
+///   definition (see [`crate::type_hash`]);
 /// - **BDDF**: magic, trailer, file and series indexes, every block read, POD payloads whole
 ///   samples, identifier hashes, the SHA-1 checksum.
 ///
@@ -191,6 +194,8 @@ fn check_mcap(data: &Bytes) -> (u64, Vec<Problem>) {
             "pre-ratification draft layout (`recover` converts it to ratified MCAP)",
         ));
     }
+    #[cfg(feature = "cdr")]
+    problems.extend(mcap_type_hashes(data));
     let mut read = 0u64;
     let mut reader = robolog_mcap::LinearReader::new(data.clone()).into_messages();
     for message in &mut reader {
@@ -199,6 +204,26 @@ fn check_mcap(data: &Bytes) -> (u64, Vec<Problem>) {
         }
     }
     (read, problems)
+}
+
+/// The type-hash findings of an MCAP file's ROS 2 channels (none when its channels cannot be
+/// read: the structural problems say why).
+#[cfg(all(feature = "mcap", feature = "cdr"))]
+fn mcap_type_hashes(data: &Bytes) -> Vec<Problem> {
+    let Ok(reader) = robolog_mcap::McapReader::open(data.clone()) else {
+        return Vec::new();
+    };
+    let summary = reader.summary();
+    let mut builder = crate::mcap_log::ChannelBuilder::default();
+    for schema in summary.schemas.values() {
+        builder.schema(schema);
+    }
+    let channels: Vec<_> = summary
+        .channels
+        .values()
+        .map(|c| builder.channel(c))
+        .collect();
+    crate::type_hash::problems(&channels)
 }
 
 #[cfg(feature = "bddf")]

@@ -133,6 +133,8 @@ mod sniff;
 mod stream;
 mod summary;
 mod summary_document;
+#[cfg(feature = "cdr")]
+mod type_hash;
 mod writer;
 
 #[cfg(feature = "rosbag")]
@@ -171,6 +173,8 @@ pub use summary::{
 pub use summary_document::{
     DocumentAttachment, DocumentChannel, DocumentChunks, SummaryDocument, format_utc,
 };
+#[cfg(feature = "cdr")]
+pub use type_hash::type_hash;
 pub use writer::{Finished, LogWriter, Output, WriterOptions, create_writer};
 
 /// The format crates, for their own options and lower-level APIs.

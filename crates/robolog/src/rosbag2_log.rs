@@ -283,6 +283,11 @@ pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
         Err(e) => return (0, vec![Problem::error(e.offset(), e.to_string())]),
     };
     let mut problems: Vec<Problem> = bag.problems().iter().map(problem).collect();
+    #[cfg(feature = "cdr")]
+    {
+        let channels: Vec<Channel> = bag.topics().iter().map(|t| channel(t, 0)).collect();
+        problems.extend(crate::type_hash::problems(&channels));
+    }
     #[cfg(feature = "mcap")]
     for file in bag.files() {
         if file.storage != StorageId::Mcap || file.compressed {

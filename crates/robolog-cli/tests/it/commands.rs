@@ -1261,6 +1261,43 @@ fn convert_from_stdin_and_recover_in_place() {
 const ROS2_SQLITE: &str = "testdata/rosbag2/sqlite3-talker";
 const ROS2_DB3: &str = "testdata/rosbag2/files/topics_and_services.db3";
 
+/// `info --json` gives ROS 2 channels their RIHS01 type hash (the hashes rosbag2 recorded in
+/// metadata.yaml), ROS 1 channels none.
+#[test]
+fn info_json_gives_ros2_channels_their_type_hash() {
+    let info = robolog(["info", "--json", "testdata/rosbag2/mcap-service_events"])
+        .expect(0)
+        .json();
+    let hashes: Vec<(&str, &str)> = info["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["topic"].as_str().unwrap(),
+                c["type_hash"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let basic = "RIHS01_5b9988a4805a06ae22dff12903a774ccda710e9514926b826ffc884e3a9a982e";
+    let strings = "RIHS01_eee55533636293ac7c94c62432eedb5777eb849847d2a17b4dcead8c4a20ab32";
+    assert_eq!(
+        hashes,
+        [
+            (
+                "/events/write_split",
+                "RIHS01_5ef58f7106a5cff8f5a794028c18117ee21015850ddcc567df449f41932960f8"
+            ),
+            ("/test_service1/_service_event", basic),
+            ("/test_service2/_service_event", basic),
+            ("/test_topic1", strings),
+            ("/test_topic2", strings),
+        ]
+    );
+    let info = robolog(["info", "--json", BAG_LZ4]).expect(0).json();
+    assert!(info["channels"][0].get("type_hash").is_none());
+}
+
 #[test]
 fn rosbag2_directory_and_db3_through_every_command() {
     let info = robolog(["info", "--json", ROS2_SQLITE]).expect(0).json();

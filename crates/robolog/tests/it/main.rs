@@ -13,3 +13,4 @@ mod open;
 mod robustness;
 mod rosbag2;
 mod roundtrip;
+mod type_hash;
