@@ -65,7 +65,10 @@ fn main() {
                 m.fields.len()
             }
             "imu-json" => imu_plan.decode(black_box(&imu)).unwrap().to_json().len(),
-            "tiny-decode" => tiny_plan.decode_into(black_box(&tiny), &mut tree).unwrap().end(),
+            "tiny-decode" => tiny_plan
+                .decode_into(black_box(&tiny), &mut tree)
+                .unwrap()
+                .end(),
             "baseline" => black_box(imu.len()),
             other => panic!("unknown mode {other}"),
         };

@@ -641,7 +641,9 @@ impl<'a> Decoder<'_, 'a, '_> {
                     continue;
                 }
                 Step::String { slot } => (slot, Value::String(self.fast_string()?)),
-                Step::Primitives { slot, kind } => (slot, Value::Array(self.fast_primitives(kind)?)),
+                Step::Primitives { slot, kind } => {
+                    (slot, Value::Array(self.fast_primitives(kind)?))
+                }
                 Step::Message { slot, id } => {
                     let start = self.fast_message(id)?;
                     let len = plan.message(id).fields.len();

@@ -7,6 +7,7 @@
 
 mod child;
 mod convert;
+mod decoding;
 mod files;
 mod limits;
 mod machine;
@@ -51,6 +52,11 @@ pub(crate) struct BenchArgs {
     /// Also write the report (markdown) to this file.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Measure message decoding instead of the files: ROS 2 decoding against a hand-written
+    /// decoder and rosbags, and `cat --json --decode` against the `mcap` CLI (whose path is
+    /// `ROBOLOG_BENCH_MCAP_CLI`); see `bench/decoding.rs`.
+    #[arg(long)]
+    decoding: bool,
 }
 
 /// Runs the benchmark; in a debug build, rebuilds and re-runs itself in release mode first.
@@ -63,6 +69,14 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                 .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
                 .args(passed),
         );
+    }
+    if args.decoding {
+        let report = decoding::run(root, args.quick)?;
+        println!("{report}");
+        if let Some(out) = &args.out {
+            std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
+        }
+        return Ok(());
     }
     let started = Instant::now();
     let load_before = machine::load_average();
