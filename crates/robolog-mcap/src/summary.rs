@@ -185,6 +185,18 @@ pub(crate) fn load(input: &Input, verify_crc: bool) -> Result<Summary> {
         Ok(mut s) => {
             s.header = header.clone();
             let may_have_messages = s.statistics.as_ref().is_none_or(|st| st.message_count > 0);
+            if !s.chunk_indexes.is_empty() && lacks_channels(&s) {
+                // The summary need not repeat schemas and channels: then only the chunks
+                // define them, and a reader must find them there before reading a message.
+                let end = footer.summary_start.min(footer_at);
+                let scanned = scan_all(end, "the summary does not repeat the channels")?;
+                for (id, schema) in scanned.schemas {
+                    s.schemas.entry(id).or_insert(schema);
+                }
+                for (id, channel) in scanned.channels {
+                    s.channels.entry(id).or_insert(channel);
+                }
+            }
             if s.chunk_indexes.is_empty() && may_have_messages {
                 // An unchunked file: its messages are only found by reading the data section.
                 let end = footer.summary_start.min(footer_at);
@@ -209,6 +221,27 @@ pub(crate) fn load(input: &Input, verify_crc: bool) -> Result<Summary> {
             Ok(s)
         }
     }
+}
+
+/// Whether the summary section leaves out channels (or schemas) that its chunks use: the
+/// statistics count more of them, a chunk's message indexes name an unknown channel, or it has
+/// none at all for a file with messages.
+fn lacks_channels(s: &Summary) -> bool {
+    let counted = s.statistics.as_ref().is_some_and(|st| {
+        u64::from(st.channel_count) > s.channels.len() as u64
+            || usize::from(st.schema_count) > s.schemas.len()
+    });
+    let indexed = s.chunk_indexes.iter().any(|c| {
+        c.message_index_offsets
+            .keys()
+            .any(|id| !s.channels.contains_key(id))
+    });
+    let schemaless = s
+        .channels
+        .values()
+        .any(|c| c.schema_id != 0 && !s.schemas.contains_key(&c.schema_id));
+    let has_messages = s.statistics.as_ref().is_none_or(|st| st.message_count > 0);
+    counted || indexed || schemaless || (s.channels.is_empty() && has_messages)
 }
 
 /// The Header record after the magic, read from `head` (the first bytes of the input) or, when

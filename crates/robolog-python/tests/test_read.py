@@ -115,24 +115,14 @@ def conformance_expectation(path: pathlib.Path):
 @pytest.mark.parametrize("path", mcap_files(), ids=short)
 def test_mcap_files_hold_their_records(path):
     with robolog.open(path) as log:
-        try:
-            got = [
-                (m.topic, m.log_time, m.publish_time, m.sequence, bytes(m.data))
-                for m in log.messages()
-            ]
-        except robolog.RobologError as e:
-            if "message on unknown channel" not in str(e) or log.channels:
-                raise
-            # Since robolog-query (b59ad59) the facade knows no channel of an MCAP file whose
-            # channels are only inside its chunks (the summary repeats none).
-            pytest.xfail(f"facade regression on MCAP files without summary channels: {e}")
+        got = [
+            (m.topic, m.log_time, m.publish_time, m.sequence, bytes(m.data))
+            for m in log.messages()
+        ]
         assert log.format == "mcap"
         assert log.message_count == len(got)
-        # A file whose summary repeats no channels declares them only inside its chunks:
-        # their messages carry them.
+        # Channels only the chunks define are channels of the log too.
         channels = {c.id: c for c in log.channels}
-        for m in log.messages():
-            channels.setdefault(m.channel.id, m.channel)
     if "mcap-conformance" not in str(path):
         assert got == sorted(got, key=lambda m: m[1])
         return
@@ -147,8 +137,6 @@ def test_mcap_files_hold_their_records(path):
         if schema is None:
             assert channel.schema is None
         else:
-            if channel.schema is None and "rsh" not in path.name:
-                pytest.xfail("facade regression: a schema only inside chunks is not found")
             assert channel.schema.name == schema["name"]
             assert channel.schema.encoding == schema["encoding"]
             assert channel.schema.data == bytes(int(b) for b in schema["data"])

@@ -241,3 +241,42 @@ fn indexed_reader_passes_every_applicable_case() {
         failures.join("\n")
     );
 }
+
+/// Files whose summary does not repeat the channels or schemas (no `rch` or no `rsh`) still
+/// read through the index: the channels and schemas come from the chunks.
+#[test]
+fn indexed_reader_finds_channels_only_the_chunks_define() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for path in cases() {
+        let want = expected(&path);
+        let features = conformance::features(&want);
+        let has = |f: &str| features.iter().any(|x| x == f);
+        let has_message = want["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "Message");
+        let summarised = has("sum") || has("st") || has("mx") || has("rch") || has("rsh");
+        if !(has_message && has("ch") && has("chx") && summarised) || (has("rch") && has("rsh")) {
+            continue;
+        }
+        count += 1;
+        let expected_json = indexed_expected(&want);
+        match indexed_json(std::fs::read(&path).unwrap()) {
+            Ok(got) if got == expected_json => {}
+            Ok(got) => failures.push(format!("{}: got {got}", path.display())),
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    assert!(
+        count >= 10,
+        "only {count} cases without repeated channels or schemas"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {count} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
