@@ -236,6 +236,25 @@ impl Container for Chunks {
         })
     }
 
+    fn prefetch(&self, chunks: &[usize], want: &Want) {
+        // Each chunk record, and the MessageIndex records right after it when the query will
+        // read them (it does unless it wants every message of the chunk).
+        let ranges: Vec<std::ops::Range<u64>> = chunks
+            .iter()
+            .filter_map(|&chunk| {
+                let index = self.index_of(chunk)?;
+                let meta = self.shared.metas.get(chunk)?;
+                let start = index.chunk_start_offset;
+                let mut end = start.checked_add(index.chunk_length)?;
+                if !want.wants_whole(meta) && !index.message_index_offsets.is_empty() {
+                    end = end.checked_add(index.message_index_length)?;
+                }
+                Some(start..end)
+            })
+            .collect();
+        self.shared.input.prefetch(&ranges);
+    }
+
     #[inline]
     fn message_at(&self, content: &[u8], offset: u64) -> Option<MsgRef> {
         message_at(content, offset)

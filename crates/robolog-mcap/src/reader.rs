@@ -67,12 +67,11 @@ impl McapReader {
     pub fn open_with(input: impl Into<Input>, opts: ReadOptions) -> Result<Self> {
         let input = input.into();
         let io = |offset: u64| move |source| McapError::Io { offset, source };
-        // The draft layout is told by the footer.
-        let tail_len = 64.min(input.len());
-        let tail = input
-            .read(input.len() - tail_len..input.len())
-            .map_err(io(input.len() - tail_len))?;
-        let detected = draft::detect_tail(&tail, input.len());
+        // The draft layout is told by the footer; the same read brings the summary of most
+        // files.
+        let tail = summary::Tail::read(&input)
+            .map_err(io(input.len().saturating_sub(summary::TAIL_LEN)))?;
+        let detected = draft::detect_tail(&tail.bytes, input.len());
         if opts.layout == Layout::Ratified && detected == Some(Layout::Draft) {
             return Err(McapError::DraftLayout {
                 offset: input.len() - (draft::FOOTER_RECORD_LEN + 8) as u64,
@@ -87,7 +86,7 @@ impl McapReader {
             let all = input.read_all().map_err(io(0))?;
             (draft_summary(&all, &opts)?, Some(all))
         } else {
-            (summary::load(&input, opts.verify_summary_crc)?, None)
+            (summary::load(&input, &tail, opts.verify_summary_crc)?, None)
         };
         Ok(Self {
             shared: Arc::new(Shared::new(input, summary)),

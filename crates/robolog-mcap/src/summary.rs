@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use robolog_framing::{Decompressor, crc32};
+use robolog_framing::{Bytes, Decompressor, crc32};
 use robolog_query::Input;
 
 use crate::chunk::{DEFAULT_CHUNK_LIMIT, decompress_into};
@@ -145,12 +145,48 @@ pub(crate) fn footer_of(tail: &[u8], len: u64) -> Option<(u64, Footer)> {
     }
 }
 
-/// Reads the summary through the footer (two small reads and one of the summary section),
-/// falling back to a scan of the whole input.
-pub(crate) fn load(input: &Input, verify_crc: bool) -> Result<Summary> {
+/// Bytes read from the end of a file when it is opened: the footer, and the summary section of
+/// most files, in one read (a remote input pays per request, not per byte, at this size).
+pub(crate) const TAIL_LEN: u64 = 64 << 10;
+
+/// The last bytes of an input, read once when it is opened: later reads within them are slices.
+#[derive(Debug)]
+pub(crate) struct Tail {
+    /// Offset of `bytes` in the input.
+    pub(crate) at: u64,
+    pub(crate) bytes: Bytes,
+}
+
+impl Tail {
+    /// The last [`TAIL_LEN`] bytes of `input` (all of them when it is shorter).
+    pub(crate) fn read(input: &Input) -> std::io::Result<Self> {
+        let at = input.len().saturating_sub(TAIL_LEN);
+        Ok(Self {
+            at,
+            bytes: input.read(at..input.len())?,
+        })
+    }
+
+    /// `range` of `input`, sliced from the tail when it lies within it.
+    fn get(&self, input: &Input, range: std::ops::Range<u64>) -> std::io::Result<Bytes> {
+        let end = self.at + self.bytes.len() as u64;
+        if range.start >= self.at && range.start <= range.end && range.end <= end {
+            let from = (range.start - self.at) as usize;
+            return Ok(self
+                .bytes
+                .slice(from..from + (range.end - range.start) as usize));
+        }
+        input.read(range)
+    }
+}
+
+/// Reads the summary through the footer, from `tail` when the summary lies within it (one read
+/// of the head and none more for most files, otherwise one of the summary section), falling back
+/// to a scan of the whole input.
+pub(crate) fn load(input: &Input, tail: &Tail, verify_crc: bool) -> Result<Summary> {
     let io = |offset: u64| move |source| McapError::Io { offset, source };
     let len = input.len();
-    let head = input.read_up_to(0, HEAD_LEN).map_err(io(0))?;
+    let head = tail.get(input, 0..HEAD_LEN.min(len)).map_err(io(0))?;
     if head.len() < MAGIC.len() || head[..MAGIC.len()] != MAGIC {
         return Err(if MAGIC.starts_with(&head) {
             McapError::Truncated {
@@ -164,16 +200,15 @@ pub(crate) fn load(input: &Input, verify_crc: bool) -> Result<Summary> {
     }
     let header = header_of(input, &head);
     let footer_len = FOOTER_RECORD_LEN + MAGIC.len() as u64;
-    let tail = input
-        .read_up_to(len.saturating_sub(footer_len), footer_len)
-        .map_err(io(len.saturating_sub(footer_len)))?;
+    let tail_start = len.saturating_sub(footer_len);
+    let footer_tail = tail.get(input, tail_start..len).map_err(io(tail_start))?;
     let scan_all = |end: u64, reason: &str| -> Result<Summary> {
         let data = input.read_all().map_err(io(0))?;
         let mut s = scan(&data, usize::try_from(end).unwrap_or(usize::MAX), reason)?;
         s.header = header.clone().or(s.header);
         Ok(s)
     };
-    let Some((footer_at, footer)) = footer_of(&tail, len) else {
+    let Some((footer_at, footer)) = footer_of(&footer_tail, len) else {
         return scan_all(len, "the file has no footer (truncated?)");
     };
     if footer.summary_start == 0 {
@@ -181,7 +216,7 @@ pub(crate) fn load(input: &Input, verify_crc: bool) -> Result<Summary> {
         s.footer = Some(footer);
         return Ok(s);
     }
-    match from_summary_section(input, footer_at, footer, verify_crc) {
+    match from_summary_section(input, tail, footer_at, footer, verify_crc) {
         Ok(mut s) => {
             s.header = header.clone();
             let may_have_messages = s.statistics.as_ref().is_none_or(|st| st.message_count > 0);
@@ -274,6 +309,7 @@ fn header_in(record: &[u8], at: usize) -> Option<Header<'static>> {
 /// piece with the footer (which its CRC covers).
 fn from_summary_section(
     input: &Input,
+    tail: &Tail,
     footer_at: u64,
     footer: Footer,
     verify_crc: bool,
@@ -287,10 +323,12 @@ fn from_summary_section(
         ));
     }
     let crc_end = footer_at + FOOTER_RECORD_LEN - 4;
-    let section = input.read(start..crc_end).map_err(|source| McapError::Io {
-        offset: start,
-        source,
-    })?;
+    let section = tail
+        .get(input, start..crc_end)
+        .map_err(|source| McapError::Io {
+            offset: start,
+            source,
+        })?;
     if verify_crc && footer.summary_crc != 0 {
         let computed = crc32(&section);
         if computed != footer.summary_crc {

@@ -223,6 +223,14 @@ pub trait Container: Send + Sync + 'static {
     /// The message whose record is at `offset` in a decoded chunk, if one is there.
     fn message_at(&self, content: &[u8], offset: u64) -> Option<Self::Entry>;
 
+    /// Called once when a query starts, with the chunks it will load in the order it will load
+    /// them: a container whose input is slow to reach (a remote object) tells the input which
+    /// byte ranges those are ([`Input::prefetch`](crate::Input::prefetch)), so that they are
+    /// fetched ahead, neighbours together. The default does nothing.
+    fn prefetch(&self, chunks: &[usize], want: &Want) {
+        let _ = (chunks, want);
+    }
+
     /// Appends the wanted messages of decoded chunk `chunk` to `out`, in record order. Returns
     /// whether what the walk found agrees with the chunk's index (when it does not, the engine
     /// asks the index instead); an error when the records are malformed.

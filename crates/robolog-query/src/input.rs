@@ -70,6 +70,14 @@ pub trait ReadAt: Send + Sync + fmt::Debug {
     fn in_memory(&self) -> Option<&Bytes> {
         None
     }
+
+    /// Says that `ranges` (each within [`ReadAt::len`]) are about to be read, roughly in the
+    /// order given. A source whose reads are slow to start (a remote object) fetches them
+    /// ahead, several at once and neighbours together, so that the reads find them there; the
+    /// default does nothing. A hint only: a range read without it, or never read, is fine.
+    fn prefetch(&self, ranges: &[Range<u64>]) {
+        let _ = ranges;
+    }
 }
 
 /// Reads `ranges` through `source.read_at`, one read per group of nearby ranges.
@@ -239,6 +247,23 @@ impl Input {
                 .map(|r| bytes.slice(r.start as usize..r.end as usize))
                 .collect()),
             None => self.source.read_ranges(ranges),
+        }
+    }
+
+    /// Tells the source which ranges are about to be read, in about this order (see
+    /// [`ReadAt::prefetch`]); nothing for an input in memory. Ranges past the end are left
+    /// out: the reads will report them.
+    pub fn prefetch(&self, ranges: &[Range<u64>]) {
+        if self.bytes.is_some() || ranges.is_empty() {
+            return;
+        }
+        let valid: Vec<Range<u64>> = ranges
+            .iter()
+            .filter(|r| r.start < r.end && r.end <= self.len)
+            .cloned()
+            .collect();
+        if !valid.is_empty() {
+            self.source.prefetch(&valid);
         }
     }
 

@@ -123,6 +123,7 @@ impl<C: Container> Query<C> {
             self.threads,
             self.min_work,
         );
+        container.prefetch(&planned.chunks, &want);
         let buffers = self.buffers.unwrap_or_default();
         let lists: RecyclePool<Vec<C::Entry>> = RecyclePool::new(KEEP_LISTS);
         let rules = Rules {

@@ -51,6 +51,8 @@ struct Fake {
     /// (chunk, prefix) of every read.
     reads: Mutex<Vec<(usize, Option<u64>)>>,
     walks: AtomicUsize,
+    /// The chunks of every query's prefetch call.
+    prefetched: Mutex<Vec<Vec<usize>>>,
 }
 
 fn record(channel: u32, time: u64, payload: u8) -> Vec<u8> {
@@ -92,6 +94,7 @@ impl Fake {
             indexed,
             reads: Mutex::new(Vec::new()),
             walks: AtomicUsize::new(0),
+            prefetched: Mutex::new(Vec::new()),
         }
     }
 
@@ -160,6 +163,10 @@ impl Container for Fake {
             content: Bytes::from(buffer),
             file_offset: None,
         })
+    }
+
+    fn prefetch(&self, chunks: &[usize], _want: &Want) {
+        self.prefetched.lock().unwrap().push(chunks.to_vec());
     }
 
     fn message_at(&self, content: &[u8], offset: u64) -> Option<Rec> {
@@ -285,6 +292,21 @@ fn a_topic_query_reads_each_chunk_only_up_to_its_last_wanted_message() {
             .unwrap()
             .iter()
             .all(|(_, prefix)| prefix.is_none())
+    );
+}
+
+#[test]
+fn a_query_announces_the_chunks_it_will_load_in_load_order() {
+    let fake = Arc::new(overlapping(true));
+    let query = |want: Want, order: Order| {
+        Query::new(Arc::clone(&fake), want).order(order).run();
+    };
+    query(Want::everything(), Order::ReverseLogTime);
+    query(Want::new(Some([2]), 35..), Order::LogTime);
+    query(Want::new(Some([7]), ..), Order::File);
+    assert_eq!(
+        *fake.prefetched.lock().unwrap(),
+        [vec![2, 1, 0], vec![2], vec![]]
     );
 }
 

@@ -17,6 +17,7 @@ mod interop;
 mod lending;
 mod lz4_halves;
 mod order;
+mod positional;
 mod query_chunks;
 mod query_prefix;
 mod recover;
