@@ -221,7 +221,7 @@ fn describe<'a>(file: &str, summary: &'a Summary, problems: &'a [Problem]) -> In
                 schema_name: schema.map(|s| s.name.as_str()),
                 schema_encoding: schema.map(|s| s.encoding.as_str()),
                 message_encoding: &channel.message_encoding,
-                type_hash: type_hash(channel),
+                type_hash: robolog::shown_type_hash(channel),
                 message_count: entry.message_count,
                 rate_hz: duration
                     .filter(|&d| d > 0)
@@ -260,20 +260,6 @@ fn describe<'a>(file: &str, summary: &'a Summary, problems: &'a [Problem]) -> In
         metadata: &summary.metadata,
         index: &summary.index,
         problems,
-    }
-}
-
-/// What `info` shows as a channel's type hash (see [`robolog::type_hash`]).
-fn type_hash(channel: &robolog::Channel) -> Option<String> {
-    match robolog::type_hash(channel) {
-        Some(Ok(hash)) => Some(hash),
-        // `check` says why a definition cannot be hashed.
-        Some(Err(_)) => None,
-        None => (channel.message_encoding == robolog::encodings::CDR)
-            .then(|| channel.metadata.get(robolog::encodings::TOPIC_TYPE_HASH))
-            .flatten()
-            .filter(|hash| !hash.is_empty())
-            .cloned(),
     }
 }
 

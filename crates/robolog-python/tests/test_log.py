@@ -39,6 +39,20 @@ def test_summary_is_what_info_json_prints(at_repo, golden, path):
         assert [c.topic for c in log.channels] == [c["topic"] for c in expected["channels"]]
 
 
+def test_summary_gives_ros2_channels_the_type_hash_rosbag2_recorded():
+    # rosbag2 stores each topic's RIHS01 hash in the MCAP channel metadata; the summary's is
+    # computed from the definition and must be the same.
+    with robolog.open(TESTDATA / "rosbag2/files/only_topics.mcap") as log:
+        channels = log.summary()["channels"]
+    hashed = [c for c in channels if c["metadata"].get("topic_type_hash")]
+    assert hashed
+    for channel in hashed:
+        assert channel["type_hash"] == channel["metadata"]["topic_type_hash"]
+        assert channel["type_hash"].startswith("RIHS01_")
+    with robolog.open(REF_LZ4) as log:
+        assert all("type_hash" not in c for c in log.summary()["channels"])
+
+
 def test_messages_select_topics_and_times():
     with robolog.open(REF_LZ4) as log:
         every = [(m.topic, m.log_time) for m in log.messages()]

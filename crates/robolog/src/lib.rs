@@ -174,7 +174,7 @@ pub use summary_document::{
     DocumentAttachment, DocumentChannel, DocumentChunks, SummaryDocument, format_utc,
 };
 #[cfg(feature = "cdr")]
-pub use type_hash::type_hash;
+pub use type_hash::{shown_type_hash, type_hash};
 pub use writer::{Finished, LogWriter, Output, WriterOptions, create_writer};
 
 /// The format crates, for their own options and lower-level APIs.

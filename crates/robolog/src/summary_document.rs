@@ -97,6 +97,10 @@ pub struct DocumentChannel {
     pub schema_encoding: Option<String>,
     /// Message encoding.
     pub message_encoding: String,
+    /// ROS 2 channels: the RIHS01 hash of the definition, or the one the recording declares
+    /// when it holds no definition (see [`crate::shown_type_hash`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub type_hash: Option<String>,
     /// Messages on the channel.
     pub message_count: u64,
     /// Messages per second over the log's duration, to three decimals (`None` for a log
@@ -153,6 +157,10 @@ impl SummaryDocument {
                     schema_name: schema.map(|s| s.name.clone()),
                     schema_encoding: schema.map(|s| s.encoding.clone()),
                     message_encoding: channel.message_encoding.clone(),
+                    #[cfg(feature = "cdr")]
+                    type_hash: crate::shown_type_hash(channel),
+                    #[cfg(not(feature = "cdr"))]
+                    type_hash: None,
                     message_count: entry.message_count,
                     rate_hz: duration
                         .filter(|&d| d > 0)

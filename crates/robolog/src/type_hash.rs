@@ -140,3 +140,17 @@ pub(crate) fn problems<'a>(channels: impl IntoIterator<Item = &'a Channel>) -> V
     }
     problems
 }
+
+/// The type hash `info` shows for `channel`: the one computed from its definition, else the one
+/// the recording declares (a ROS 2 channel stored without a definition); `None` when there is
+/// neither, or when the definition cannot be hashed (`check` says why).
+pub fn shown_type_hash(channel: &Channel) -> Option<String> {
+    match type_hash(channel) {
+        Some(Ok(hash)) => Some(hash),
+        Some(Err(_)) => None,
+        None => (channel.message_encoding == CDR)
+            .then(|| recorded(channel))
+            .flatten()
+            .map(str::to_owned),
+    }
+}
