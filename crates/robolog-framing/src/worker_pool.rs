@@ -11,7 +11,9 @@
 //!
 //! [`ParallelMap`]: crate::ParallelMap
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+#[cfg(any(feature = "lz4", test))]
+use std::sync::Condvar;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread;
 use std::time::Duration;
 
@@ -90,6 +92,8 @@ impl WorkerPool {
     }
 
     /// Threads running now.
+    // Only `join` (the LZ4 halves) needs it.
+    #[cfg(any(feature = "lz4", test))]
     fn threads(&self) -> usize {
         *self.state.threads()
     }
@@ -130,6 +134,7 @@ fn work(state: &State) {
 }
 
 /// Where a job offered by [`join`] is.
+#[cfg(any(feature = "lz4", test))]
 enum Offer<F, B> {
     /// Waiting for a pool thread.
     Waiting(F),
@@ -145,6 +150,7 @@ enum Offer<F, B> {
 /// before `here` returns runs `there` meanwhile; otherwise this thread runs it afterwards. So a
 /// caller never waits for a pool thread that has not started its part, and a busy pool costs it
 /// one queued task. A panic in `there` is re-raised here.
+#[cfg(any(feature = "lz4", test))]
 pub(crate) fn join<A, B, F>(here: impl FnOnce() -> A, there: F) -> (A, B)
 where
     F: FnOnce() -> B + Send + 'static,
