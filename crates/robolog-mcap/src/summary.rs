@@ -220,30 +220,26 @@ pub(crate) fn load(input: &Input, tail: &Tail, verify_crc: bool) -> Result<Summa
         Ok(mut s) => {
             s.header = header.clone();
             let may_have_messages = s.statistics.as_ref().is_none_or(|st| st.message_count > 0);
-            if !s.chunk_indexes.is_empty() && lacks_channels(&s) {
-                // The summary need not repeat schemas and channels: then only the chunks
-                // define them, and a reader must find them there before reading a message.
-                let end = footer.summary_start.min(footer_at);
-                let scanned = scan_all(end, "the summary does not repeat the channels")?;
-                for (id, schema) in scanned.schemas {
-                    s.schemas.entry(id).or_insert(schema);
-                }
-                for (id, channel) in scanned.channels {
-                    s.channels.entry(id).or_insert(channel);
-                }
+            let chunked = !s.chunk_indexes.is_empty();
+            // An unchunked file: its messages are only found by reading the data section. A
+            // chunked one whose summary does not repeat its schemas and channels (it need not)
+            // defines them only in its chunks, where a reader must find them before reading a
+            // message.
+            let reason = match (chunked, may_have_messages) {
+                (true, _) if lacks_channels(&s) => "the summary does not repeat the channels",
+                (false, true) => "the summary has no chunk indexes",
+                _ => return Ok(s),
+            };
+            let scanned = scan_all(footer.summary_start.min(footer_at), reason)?;
+            for (id, schema) in scanned.schemas {
+                s.schemas.entry(id).or_insert(schema);
             }
-            if s.chunk_indexes.is_empty() && may_have_messages {
-                // An unchunked file: its messages are only found by reading the data section.
-                let end = footer.summary_start.min(footer_at);
-                let scanned = scan_all(end, "the summary has no chunk indexes")?;
+            for (id, channel) in scanned.channels {
+                s.channels.entry(id).or_insert(channel);
+            }
+            if !chunked {
                 s.loose_messages = scanned.loose_messages;
                 s.chunk_indexes = scanned.chunk_indexes;
-                for (id, schema) in scanned.schemas {
-                    s.schemas.entry(id).or_insert(schema);
-                }
-                for (id, channel) in scanned.channels {
-                    s.channels.entry(id).or_insert(channel);
-                }
                 s.source = SummarySource::Scan;
                 s.scan_reason = scanned.scan_reason;
             }
