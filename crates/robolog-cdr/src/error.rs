@@ -193,6 +193,22 @@ impl Error {
         matches!(self, Error::Truncated { .. } | Error::LengthPastEnd { .. })
     }
 
+    /// The byte offset in the message (from its first byte) at which the failing read began,
+    /// for decode errors.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            Error::Truncated { offset, .. }
+            | Error::LengthPastEnd { offset, .. }
+            | Error::TooManyValues { offset, .. }
+            | Error::TrailingBytes { offset, .. }
+            | Error::InvalidBool { offset, .. }
+            | Error::MissingNul { offset, .. } => Some(*offset),
+            Error::BoundExceeded { offset, .. } => *offset,
+            Error::NoHeader { .. } | Error::UnsupportedEncapsulation { .. } => Some(0),
+            _ => None,
+        }
+    }
+
     /// The field path of a decode or encode error.
     pub fn path(&self) -> Option<&FieldPath> {
         match self {

@@ -36,7 +36,7 @@ create_exception!(
     robolog,
     DecodeError,
     RobologError,
-    "A message cannot be decoded: its encoding or definition is not one robolog decodes, or its bytes do not match its definition."
+    "A message cannot be decoded: its encoding or definition is not one robolog decodes, or its bytes do not match its definition. `topic` and `log_time` name the message (None when the error is about the channel); `offset` is the byte offset in the message's data (`Message.data`) where decoding failed, None when unknown."
 );
 create_exception!(
     robolog,
@@ -55,7 +55,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FormatError", py.get_type::<FormatError>())?;
     m.add("DataError", py.get_type::<DataError>())?;
     m.add("TruncatedError", py.get_type::<TruncatedError>())?;
-    m.add("DecodeError", py.get_type::<DecodeError>())?;
+    let decode = py.get_type::<DecodeError>();
+    decode.setattr("topic", py.None())?;
+    decode.setattr("log_time", py.None())?;
+    m.add("DecodeError", decode)?;
     m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
     Ok(())
 }
@@ -70,7 +73,7 @@ pub(crate) fn to_py(error: robolog::Error, path: Option<&Path>) -> PyErr {
         | E::UnknownFormat { .. }
         | E::TruncatedMagic { .. }
         | E::FormatDisabled { .. } => FormatError::new_err(error.to_string()),
-        E::Decode(_) => DecodeError::new_err(error.to_string()),
+        E::Decode(ref decode) => return with_location(decode_error(decode), None, path),
         E::TopicPattern { .. } | E::TopicRegex { .. } => {
             return PyValueError::new_err(error.to_string());
         }
@@ -89,9 +92,31 @@ pub(crate) fn to_py(error: robolog::Error, path: Option<&Path>) -> PyErr {
     with_location(err, offset, path)
 }
 
-/// A decoding failure.
+/// A decoding failure, with the topic, the log time and the offset in the message when known.
 pub(crate) fn decode_error(error: &robolog::DecodeError) -> PyErr {
-    DecodeError::new_err(error.to_string())
+    use robolog::DecodeError as D;
+    let err = DecodeError::new_err(error.to_string());
+    let (topic, log_time, offset) = match error {
+        D::NotDecodable { topic, .. } | D::Schema { topic, .. } => (topic, None, None),
+        D::Message {
+            topic,
+            log_time_ns,
+            offset,
+            ..
+        } => (topic, Some(*log_time_ns), *offset),
+        D::Json {
+            topic, log_time_ns, ..
+        } => (topic, Some(*log_time_ns), None),
+        _ => return err,
+    };
+    Python::attach(|py| {
+        let value = err.value(py);
+        // As in `with_location`: the exception without its attributes is still the best report.
+        let _ = value.setattr("topic", topic.as_str());
+        let _ = value.setattr("log_time", log_time);
+        let _ = value.setattr("offset", offset);
+    });
+    err
 }
 
 /// Sets `offset` and `path` on a robolog exception.

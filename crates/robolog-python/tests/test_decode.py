@@ -311,3 +311,16 @@ def test_undecodable_messages_say_why():
             blob.decode()
 
 
+
+
+def test_a_damaged_message_names_its_topic_time_and_offset(tmp_path):
+    # The string's length field, at byte 0, claims 9 bytes where 3 follow.
+    path = ros1_log(tmp_path / "cut.mcap", "string s\n", "p/S", [b"\x09\0\0\0abc"])
+    with robolog.open(path) as log:
+        message = next(iter(log.messages()))
+        with pytest.raises(robolog.DecodeError) as caught:
+            message.decode()
+    assert caught.value.topic == "/t"
+    assert caught.value.log_time == 1_000
+    assert caught.value.offset == 0
+    assert "9" in str(caught.value)

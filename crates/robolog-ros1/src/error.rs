@@ -157,6 +157,19 @@ impl Error {
         matches!(self, Error::Truncated { .. } | Error::LengthPastEnd { .. })
     }
 
+    /// The byte offset in the message (from its first byte) at which the failing read began,
+    /// for decode errors.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            Error::Truncated { offset, .. }
+            | Error::LengthPastEnd { offset, .. }
+            | Error::TooManyEmptyElements { offset, .. }
+            | Error::TooManyValues { offset, .. }
+            | Error::TrailingBytes { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+
     /// The field path of a decode or encode error.
     pub fn path(&self) -> Option<&FieldPath> {
         match self {

@@ -50,6 +50,9 @@ pub enum DecodeError {
         reason: String,
         /// True when the message ends too early (as opposed to holding wrong values).
         truncated: bool,
+        /// Where in the message's data (from its first byte) the failing read began, when the
+        /// decoder knows.
+        offset: Option<u64>,
     },
     /// A JSON message is not valid JSON.
     #[error("{topic}: the message at log time {log_time_ns} is not valid JSON: {reason}")]
@@ -359,13 +362,15 @@ impl Decoder {
     pub fn decode<'a>(&mut self, message: &'a Message) -> Result<Decoded<'a>, DecodeError> {
         let channel = &message.channel;
         #[cfg(any(feature = "ros1", feature = "cdr"))]
-        let invalid = |reason: String, truncated: bool| DecodeError::Message {
-            topic: channel.topic.clone(),
-            type_name: channel.type_name().to_owned(),
-            log_time_ns: message.log_time_ns,
-            truncated,
-            reason,
-        };
+        let invalid =
+            |reason: String, truncated: bool, offset: Option<usize>| DecodeError::Message {
+                topic: channel.topic.clone(),
+                type_name: channel.type_name().to_owned(),
+                log_time_ns: message.log_time_ns,
+                truncated,
+                offset: offset.map(|o| o as u64),
+                reason,
+            };
         match channel.message_encoding.as_str() {
             JSON => {
                 let text = std::str::from_utf8(&message.data).map_err(|e| DecodeError::Json {
@@ -387,7 +392,7 @@ impl Decoder {
                 let plan = self.ros1_plan(channel)?;
                 let decoded = plan
                     .decode(&message.data)
-                    .map_err(|e| invalid(e.to_string(), e.is_truncation()))?;
+                    .map_err(|e| invalid(e.to_string(), e.is_truncation(), e.offset()))?;
                 let trailing = decoded.trailing_bytes();
                 let tree = decoded.into_tree();
                 Ok(Decoded::Ros1(Ros1Message {
@@ -402,7 +407,7 @@ impl Decoder {
                 let mut tree = robolog_cdr::Tree::new();
                 let decoding = plan
                     .decode_into(&message.data, &mut tree)
-                    .map_err(|e| invalid(e.to_string(), e.is_truncation()))?;
+                    .map_err(|e| invalid(e.to_string(), e.is_truncation(), e.offset()))?;
                 Ok(Decoded::Cdr(CdrMessage {
                     plan,
                     tree,

@@ -30,7 +30,13 @@ class TruncatedError(DataError):
 
 class DecodeError(RobologError):
     """A message cannot be decoded (encoding or definition not supported, or bytes that do not
-    match the definition)."""
+    match the definition). Here ``offset`` is the byte offset in the message's data
+    (``Message.data``) where decoding failed, None when unknown."""
+
+    topic: Optional[str]
+    """The channel's topic."""
+    log_time: Optional[int]
+    """The message's log time (ns); None when the channel cannot be decoded at all."""
 
 class UnsupportedError(RobologError):
     """The output format cannot hold what was asked."""

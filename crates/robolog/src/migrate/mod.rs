@@ -382,6 +382,7 @@ impl Migrator {
                     type_name: message.channel.type_name().to_owned(),
                     log_time_ns: message.log_time_ns,
                     truncated: e.is_truncation(),
+                    offset: e.offset().map(|o| o as u64),
                     reason: e.to_string(),
                 })
             })?;

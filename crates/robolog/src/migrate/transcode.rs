@@ -116,6 +116,16 @@ impl TranscodeError {
     pub(crate) fn is_truncation(&self) -> bool {
         matches!(self, TranscodeError::Truncated { .. })
     }
+
+    /// Where in the message the failing read began.
+    pub(crate) fn offset(&self) -> Option<usize> {
+        match self {
+            TranscodeError::Truncated { offset, .. }
+            | TranscodeError::LengthPastEnd { offset, .. } => Some(*offset),
+            TranscodeError::Encapsulation { .. } => Some(0),
+            TranscodeError::TooLarge { .. } => None,
+        }
+    }
 }
 
 /// A primitive as the transcoder moves it (`byte`, `char`, `time` and `duration` resolved).

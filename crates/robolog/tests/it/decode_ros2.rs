@@ -272,9 +272,13 @@ fn undecodable_cdr_channels_say_why() {
     let cut = message(&point, vec![0, 1, 0, 0, 1, 2, 3]);
     match decoder.decode(&cut).unwrap_err() {
         DecodeError::Message {
-            reason, truncated, ..
+            reason,
+            truncated,
+            offset,
+            ..
         } => {
             assert!(truncated);
+            assert_eq!(offset, Some(4));
             assert_eq!(
                 reason,
                 "message too short: x needs 8 bytes at offset 4, 3 left"
