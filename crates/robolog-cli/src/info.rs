@@ -317,9 +317,16 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
         },
     ));
     lines.push(("channels", info.channels.len().to_string()));
-    // Keys longer than the column (`sqlite_schema_version`) still get a space.
+    // One column for every value: ten wide, wider when a key needs it (a ROS 2 bag's
+    // `sqlite_schema_version`).
+    let width = lines
+        .iter()
+        .map(|(key, _)| key.len() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(10);
     for (key, value) in &lines {
-        writeln!(out, "{:<10}{value}", format!("{key}: "))?;
+        writeln!(out, "{:<width$}{value}", format!("{key}: "))?;
     }
     if !info.channels.is_empty() {
         let mut table = Table::new(["id", "topic", "type", "encoding", "messages", "rate"]);
