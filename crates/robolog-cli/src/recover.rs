@@ -121,12 +121,9 @@ fn recover_converted(
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
         _ => std::path::PathBuf::from("."),
     };
-    let temp = tempfile::Builder::new()
-        .prefix(".robolog-recover-")
-        .tempfile_in(&folder)
-        .map_err(|e| Failure::about(format!("cannot write the output: {e}"), target.path(), None))?
-        .into_temp_path();
-    signals::register(&temp);
+    let temp = signals::temporary_file(&folder, ".robolog-recover-").map_err(|e| {
+        Failure::about(format!("cannot write the output: {e}"), target.path(), None)
+    })?;
     let result = (|| {
         let report = match whole {
             Whole::File(path) => robolog::recover_file(path, &temp),

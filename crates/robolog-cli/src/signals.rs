@@ -4,10 +4,21 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// Temporary files of the CLI's own (not the facade's atomic outputs, which the facade knows).
-static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+use tempfile::TempPath;
 
-fn temporary() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+/// Temporary files of the CLI's own (not the facade's atomic outputs, which the facade knows),
+/// and whether a signal came (then no more are created).
+static TEMPORARY: Mutex<Temporary> = Mutex::new(Temporary {
+    paths: Vec::new(),
+    closed: false,
+});
+
+struct Temporary {
+    paths: Vec<PathBuf>,
+    closed: bool,
+}
+
+fn temporary() -> std::sync::MutexGuard<'static, Temporary> {
     TEMPORARY
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -27,7 +38,9 @@ pub(crate) fn install() {
             .spawn(move || {
                 if let Some(signal) = signals.forever().next() {
                     robolog::remove_temporary_files();
-                    for path in temporary().drain(..) {
+                    let mut list = temporary();
+                    list.closed = true;
+                    for path in list.paths.drain(..) {
                         let _ = std::fs::remove_file(path);
                     }
                     // The shell's convention: 128 + the signal number.
@@ -37,15 +50,28 @@ pub(crate) fn install() {
     }
 }
 
-/// Remembers a temporary file to remove if a signal ends the process.
-pub(crate) fn register(path: &Path) {
-    temporary().push(path.to_owned());
+/// Creates a temporary file in `folder` (its name starting with `prefix`), to be removed if a
+/// signal ends the process. The list stays locked from creating the file to recording it, so
+/// that a signal in between cannot miss it.
+pub(crate) fn temporary_file(folder: &Path, prefix: &str) -> std::io::Result<TempPath> {
+    let mut list = temporary();
+    if list.closed {
+        return Err(std::io::Error::other(
+            "the process is ending: no output file is created",
+        ));
+    }
+    let temp = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempfile_in(folder)?
+        .into_temp_path();
+    list.paths.push(temp.to_path_buf());
+    Ok(temp)
 }
 
 /// Forgets a temporary file that was removed or kept.
 pub(crate) fn forget(path: &Path) {
     let mut list = temporary();
-    if let Some(i) = list.iter().position(|p| p == path) {
-        list.swap_remove(i);
+    if let Some(i) = list.paths.iter().position(|p| p == path) {
+        list.paths.swap_remove(i);
     }
 }

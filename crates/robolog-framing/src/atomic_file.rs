@@ -33,10 +33,19 @@ pub struct AtomicFile {
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// The temporary paths of the atomic files being written in this process, for
-/// [`remove_temporary_files`].
-static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// [`remove_temporary_files`], which also closes the list: no atomic file is created after it.
+static PENDING: Mutex<Pending> = Mutex::new(Pending {
+    paths: Vec::new(),
+    closed: false,
+});
 
-fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+#[derive(Debug)]
+struct Pending {
+    paths: Vec<PathBuf>,
+    closed: bool,
+}
+
+fn pending() -> std::sync::MutexGuard<'static, Pending> {
     // A panic while holding the lock leaves a list that is still right.
     PENDING
         .lock()
@@ -45,8 +54,8 @@ fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 
 fn forget(temp: &Path) {
     let mut pending = pending();
-    if let Some(i) = pending.iter().position(|p| p == temp) {
-        pending.swap_remove(i);
+    if let Some(i) = pending.paths.iter().position(|p| p == temp) {
+        pending.paths.swap_remove(i);
     }
 }
 
@@ -54,10 +63,14 @@ fn forget(temp: &Path) {
 /// nor dropped yet, and returns how many it removed. For a program about to exit on a signal
 /// (SIGINT, SIGTERM), whose destructors will not run: call it from the thread that handles the
 /// signal, then exit. Whatever is still being written to such a file goes nowhere.
+///
+/// Creating an [`AtomicFile`] fails from then on, so that a file created by another thread while
+/// the process is ending cannot outlive it.
 pub fn remove_temporary_files() -> usize {
     let mut pending = pending();
+    pending.closed = true;
     let mut removed = 0;
-    for temp in pending.drain(..) {
+    for temp in pending.paths.drain(..) {
         if fs::remove_file(&temp).is_ok() {
             removed += 1;
         }
@@ -80,6 +93,14 @@ impl AtomicFile {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        // The list stays locked from creating the file to recording it: a signal handler
+        // calling `remove_temporary_files` in between would miss it.
+        let mut pending = pending();
+        if pending.closed {
+            return Err(io::Error::other(
+                "the process is ending: no output file is created",
+            ));
+        }
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
             let temp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
@@ -90,7 +111,7 @@ impl AtomicFile {
                 .open(&temp)
             {
                 Ok(file) => {
-                    pending().push(temp.clone());
+                    pending.paths.push(temp.clone());
                     return Ok(Self {
                         file: Some(file),
                         temp,
