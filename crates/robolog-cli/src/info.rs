@@ -5,10 +5,9 @@ use std::io::Write;
 use std::sync::Arc;
 
 use robolog::{
-    AttachmentSummary, ChannelSummary, CompressionSummary, Format, IndexUse, Item, LogStream,
-    Metadata, Problem, Severity, Summary,
+    AttachmentSummary, ChannelSummary, Format, IndexUse, Item, LogStream, Problem, Severity,
+    Summary, SummaryDocument,
 };
-use serde::Serialize;
 
 use crate::cli::InfoArgs;
 use crate::failure::{Failure, Outcome, display_path};
@@ -16,66 +15,6 @@ use crate::input::{self, Input, Pipe};
 use crate::size::human_bytes;
 use crate::table::Table;
 use crate::time::{format_duration, format_utc};
-
-/// The `info --json` document (documented in the README; the golden tests pin its shape).
-#[derive(Debug, Serialize)]
-struct Info<'a> {
-    file: String,
-    format: Format,
-    version: &'a str,
-    properties: &'a BTreeMap<String, String>,
-    file_size: u64,
-    message_count: u64,
-    /// Nanoseconds since 1970.
-    start_time: Option<u64>,
-    end_time: Option<u64>,
-    duration: Option<u64>,
-    start_utc: Option<String>,
-    end_utc: Option<String>,
-    chunks: Option<Chunks<'a>>,
-    channels: Vec<Channel<'a>>,
-    attachments: Vec<Attachment<'a>>,
-    metadata: &'a [Metadata],
-    index: &'a IndexUse,
-    problems: &'a [Problem],
-}
-
-#[derive(Debug, Serialize)]
-struct Chunks<'a> {
-    count: u64,
-    compressed_bytes: u64,
-    uncompressed_bytes: u64,
-    /// Uncompressed over compressed bytes.
-    compression_ratio: Option<f64>,
-    by_compression: &'a [CompressionSummary],
-}
-
-#[derive(Debug, Serialize)]
-struct Channel<'a> {
-    id: u32,
-    topic: &'a str,
-    schema_name: Option<&'a str>,
-    schema_encoding: Option<&'a str>,
-    message_encoding: &'a str,
-    /// ROS 2 channels: the RIHS01 hash of the channel's definition, or the recorded one when
-    /// the recording holds no definition; absent when neither exists.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    type_hash: Option<String>,
-    message_count: u64,
-    /// Messages per second over the log's duration.
-    rate_hz: Option<f64>,
-    metadata: &'a BTreeMap<String, String>,
-}
-
-#[derive(Debug, Serialize)]
-struct Attachment<'a> {
-    name: &'a str,
-    media_type: &'a str,
-    log_time: u64,
-    create_time: u64,
-    size: u64,
-    offset: u64,
-}
 
 pub(crate) fn run(args: &InfoArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let file = &args.file;
@@ -86,7 +25,9 @@ pub(crate) fn run(args: &InfoArgs, out: &mut dyn Write) -> Result<Outcome, Failu
         ),
         Input::Stream(stream) => stream_summary(*stream),
     };
-    let info = describe(&display_path(file), &summary, &problems);
+    // The document the README describes and the golden tests pin; the Python package's
+    // `Log.summary()` is the same one.
+    let info = SummaryDocument::new(&display_path(file), &summary, &problems);
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &info).map_err(std::io::Error::from)?;
         writeln!(out)?;
@@ -195,85 +136,12 @@ fn problem_of(error: &robolog::Error) -> Problem {
     }
 }
 
-fn describe<'a>(file: &str, summary: &'a Summary, problems: &'a [Problem]) -> Info<'a> {
-    let duration = summary.duration_ns();
-    let chunks = summary.chunks.as_ref().map(|c| {
-        let compressed: u64 = c.compression.iter().map(|x| x.compressed_bytes).sum();
-        let uncompressed: u64 = c.compression.iter().map(|x| x.uncompressed_bytes).sum();
-        Chunks {
-            count: c.count,
-            compressed_bytes: compressed,
-            uncompressed_bytes: uncompressed,
-            compression_ratio: (compressed > 0)
-                .then(|| round3(uncompressed as f64 / compressed as f64)),
-            by_compression: &c.compression,
-        }
-    });
-    let channels = summary
-        .channels
-        .iter()
-        .map(|entry| {
-            let channel = &entry.channel;
-            let schema = channel.schema.as_deref();
-            Channel {
-                id: channel.id,
-                topic: &channel.topic,
-                schema_name: schema.map(|s| s.name.as_str()),
-                schema_encoding: schema.map(|s| s.encoding.as_str()),
-                message_encoding: &channel.message_encoding,
-                type_hash: robolog::shown_type_hash(channel),
-                message_count: entry.message_count,
-                rate_hz: duration
-                    .filter(|&d| d > 0)
-                    .map(|d| round3(entry.message_count as f64 * 1e9 / d as f64)),
-                metadata: &channel.metadata,
-            }
-        })
-        .collect();
-    let attachments = summary
-        .attachments
-        .iter()
-        .map(|a| Attachment {
-            name: &a.name,
-            media_type: &a.media_type,
-            log_time: a.log_time_ns,
-            create_time: a.create_time_ns,
-            size: a.size,
-            offset: a.offset,
-        })
-        .collect();
-    Info {
-        file: file.to_owned(),
-        format: summary.format,
-        version: &summary.version,
-        properties: &summary.properties,
-        file_size: summary.file_size,
-        message_count: summary.message_count,
-        start_time: summary.start_ns,
-        end_time: summary.end_ns,
-        duration,
-        start_utc: summary.start_ns.map(format_utc),
-        end_utc: summary.end_ns.map(format_utc),
-        chunks,
-        channels,
-        attachments,
-        metadata: &summary.metadata,
-        index: &summary.index,
-        problems,
-    }
-}
-
-/// Three decimals are plenty for a rate or a ratio, and keep the JSON stable to read.
-fn round3(value: f64) -> f64 {
-    (value * 1000.0).round() / 1000.0
-}
-
-fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+fn write_text(info: &SummaryDocument, out: &mut dyn Write) -> std::io::Result<()> {
     let mut lines: Vec<(&str, String)> = vec![
         ("file", info.file.clone()),
         ("format", format!("{} {}", info.format, info.version)),
     ];
-    for (key, value) in info.properties {
+    for (key, value) in &info.properties {
         let value = if value.is_empty() { "\"\"" } else { value };
         lines.push((key, value.to_owned()));
     }
@@ -311,7 +179,7 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     }
     lines.push((
         "index",
-        match info.index {
+        match &info.index {
             IndexUse::Index => "used".to_owned(),
             IndexUse::Scan { reason } => format!("none, read by a scan ({reason})"),
         },
@@ -335,7 +203,7 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
             table.row([
                 c.id.to_string(),
                 c.topic.to_owned(),
-                c.schema_name.unwrap_or("-").to_owned(),
+                c.schema_name.as_deref().unwrap_or("-").to_owned(),
                 c.message_encoding.to_owned(),
                 c.message_count.to_string(),
                 c.rate_hz
@@ -360,14 +228,14 @@ fn write_text(info: &Info<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     }
     if !info.metadata.is_empty() {
         writeln!(out, "metadata: {}", info.metadata.len())?;
-        for m in info.metadata {
+        for m in &info.metadata {
             writeln!(out, "  {}:", m.name)?;
             crate::list::write_entries(out, &m.entries, "    ")?;
         }
     }
     if !info.problems.is_empty() {
         writeln!(out, "problems: {}", info.problems.len())?;
-        for problem in info.problems {
+        for problem in &info.problems {
             writeln!(out, "  {problem}")?;
         }
     }

@@ -89,15 +89,9 @@ fn parse_number(text: &str) -> Result<u64, String> {
     Ok(ns)
 }
 
-/// `ns` since 1970 as RFC 3339 in UTC with all nine fractional digits, so that times line up
-/// in columns and read back exactly.
-pub(crate) fn format_utc(ns: u64) -> String {
-    match Timestamp::from_nanosecond(i128::from(ns)) {
-        Ok(timestamp) => format!("{timestamp:.9}"),
-        // Unreachable for u64 (which ends in 2554), but a number beats a panic.
-        Err(_) => format!("{ns} ns"),
-    }
-}
+/// `ns` since 1970 as RFC 3339 in UTC with nine fractional digits: the facade's rule, shared
+/// with `info --json`.
+pub(crate) use robolog::format_utc;
 
 /// A duration in seconds with nanosecond digits: `0.490000002 s`.
 pub(crate) fn format_duration(ns: u64) -> String {
