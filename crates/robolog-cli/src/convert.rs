@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
 use robolog::migrate::{Migration, RosVersion};
-use robolog::{ConvertOptions, ConvertReport, Finished, Format, WriterOptions};
+use robolog::{
+    Compression, CompressionMode, ConvertOptions, ConvertReport, Finished, Format, OutputSettings,
+    SettingsError, Storage, WriterOptions,
+};
 
 use crate::cli::{
     CompressionArg, CompressionModeArg, ConvertArgs, FormatArg, MergeArgs, MigrateArg,
@@ -263,110 +266,40 @@ pub(crate) fn output_format(
 }
 
 /// The writer settings for `format`: `--compression` and `--chunk-size` where that format has
-/// them.
+/// them, `--storage` and `--compression-mode` for ROS 2 bags; the facade's rules
+/// ([`OutputSettings`]), so that the Python package refuses what the CLI refuses.
 pub(crate) fn writer_options(
     settings: &WriteSettings,
     format: Format,
 ) -> Result<WriterOptions, Failure> {
-    let options = WriterOptions::default_for(format).map_err(Failure::msg)?;
-    let refuse = |what: String| Failure::usage(ErrorKind::ArgumentConflict, what);
-    if format != Format::Rosbag2
-        && (settings.storage.is_some() || settings.compression_mode.is_some())
-    {
-        return Err(refuse(
-            "--storage and --compression-mode are for ROS 2 bags (--format rosbag2)".into(),
-        ));
+    let mut output = OutputSettings::new().format(format);
+    if let Some(compression) = settings.compression {
+        output = output.compression(match compression {
+            CompressionArg::None => Compression::None,
+            CompressionArg::Lz4 => Compression::Lz4,
+            CompressionArg::Zstd => Compression::Zstd,
+            CompressionArg::Bz2 => Compression::Bz2,
+        });
     }
-    Ok(match options {
-        WriterOptions::Rosbag2(mut o) => {
-            use robolog::mcap::Compression;
-            use robolog::rosbag2::{CompressionMode, StorageId};
-            let storage = match settings.storage {
-                Some(StorageArg::Sqlite3) => StorageId::Sqlite3,
-                Some(StorageArg::Mcap) | None => StorageId::Mcap,
-            };
-            o = o.storage(storage);
-            if let Some(mode) = settings.compression_mode {
-                o = o.compression(match mode {
-                    CompressionModeArg::File => CompressionMode::File,
-                    CompressionModeArg::Message => CompressionMode::Message,
-                });
-            }
-            if let Some(compression) = settings.compression {
-                if storage != StorageId::Mcap {
-                    return Err(refuse(
-                        "--compression is MCAP chunk compression; sqlite3 bags use --compression-mode".into(),
-                    ));
-                }
-                o = o.mcap_chunk_compression(match compression {
-                    CompressionArg::None => Compression::None,
-                    CompressionArg::Lz4 => Compression::Lz4,
-                    CompressionArg::Zstd => Compression::Zstd,
-                    CompressionArg::Bz2 => {
-                        return Err(refuse(
-                            "MCAP chunks are compressed with none, lz4 or zstd".into(),
-                        ));
-                    }
-                });
-            }
-            if settings.chunk_size.is_some() {
-                return Err(refuse("ROS 2 bags take no --chunk-size".into()));
-            }
-            WriterOptions::Rosbag2(o)
-        }
-        WriterOptions::Mcap(mut o) => {
-            use robolog::mcap::Compression;
-            if let Some(compression) = settings.compression {
-                o.compression = match compression {
-                    CompressionArg::None => Compression::None,
-                    CompressionArg::Lz4 => Compression::Lz4,
-                    CompressionArg::Zstd => Compression::Zstd,
-                    CompressionArg::Bz2 => {
-                        return Err(refuse(
-                            "MCAP chunks are compressed with none, lz4 or zstd, not bz2".into(),
-                        ));
-                    }
-                };
-            }
-            if let Some(size) = settings.chunk_size {
-                o.chunk_size = (size > 0).then_some(size);
-            }
-            WriterOptions::Mcap(o)
-        }
-        WriterOptions::Bag(mut o) => {
-            use robolog::rosbag::ChunkCompression;
-            if let Some(compression) = settings.compression {
-                o = o.compression(match compression {
-                    CompressionArg::None => ChunkCompression::None,
-                    CompressionArg::Lz4 => ChunkCompression::Lz4,
-                    CompressionArg::Bz2 => ChunkCompression::Bz2,
-                    CompressionArg::Zstd => {
-                        return Err(refuse(
-                            "bag chunks are compressed with none, lz4 or bz2, not zstd".into(),
-                        ));
-                    }
-                });
-            }
-            if let Some(size) = settings.chunk_size {
-                let size = usize::try_from(size)
-                    .map_err(|_| refuse(format!("--chunk-size {size} is too large")))?;
-                o = o.chunk_threshold(size);
-            }
-            WriterOptions::Bag(o)
-        }
-        WriterOptions::Bddf(o) => {
-            if settings
-                .compression
-                .is_some_and(|c| c != CompressionArg::None)
-            {
-                return Err(refuse("BDDF files are not compressed".into()));
-            }
-            if settings.chunk_size.is_some() {
-                return Err(refuse("BDDF files have no chunks (--chunk-size)".into()));
-            }
-            WriterOptions::Bddf(o)
-        }
-        other => other,
+    if let Some(size) = settings.chunk_size {
+        output = output.chunk_size(size);
+    }
+    if let Some(storage) = settings.storage {
+        output = output.storage(match storage {
+            StorageArg::Sqlite3 => Storage::Sqlite3,
+            StorageArg::Mcap => Storage::Mcap,
+        });
+    }
+    if let Some(mode) = settings.compression_mode {
+        output = output.compression_mode(match mode {
+            CompressionModeArg::File => CompressionMode::File,
+            CompressionModeArg::Message => CompressionMode::Message,
+        });
+    }
+    // The format is named, so the path plays no part.
+    output.writer_options(Path::new("")).map_err(|e| match e {
+        SettingsError::Conflict(what) => Failure::usage(ErrorKind::ArgumentConflict, what),
+        other => Failure::msg(other),
     })
 }
 

@@ -1455,3 +1455,32 @@ fn distro_gives_definitions_to_a_bag_without_them() {
     let run = robolog(["info", bag, "--distro", "nope"]).expect(2);
     assert!(run.stderr.contains("nope"), "{}", run.stderr);
 }
+
+#[test]
+fn settings_the_output_format_lacks_are_usage_errors_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("out.bag");
+    let mcap = dir.path().join("out.mcap");
+    let bddf = dir.path().join("out.bddf");
+    for (output, setting, value, says) in [
+        (&bag, "--compression", "zstd", "not zstd"),
+        (&mcap, "--compression", "bz2", "none, lz4 or zstd"),
+        (&mcap, "--storage", "sqlite3", "settings of ROS 2 bags"),
+        (&bddf, "--chunk-size", "1M", "BDDF files have no chunks"),
+    ] {
+        let run = robolog([
+            "convert".as_ref(),
+            BAG_LZ4.as_ref(),
+            output.as_os_str(),
+            setting.as_ref(),
+            value.as_ref(),
+        ])
+        .expect(2);
+        assert!(
+            run.stderr.contains(says),
+            "{setting} {value}: {}",
+            run.stderr
+        );
+        assert!(!output.exists());
+    }
+}
