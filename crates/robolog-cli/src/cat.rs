@@ -36,6 +36,7 @@ pub(crate) fn run(args: &CatArgs, out: &mut dyn Write) -> Result<Outcome, Failur
         warned: HashSet::new(),
         undecodable: 0,
         refused: BTreeSet::new(),
+        line: Vec::new(),
     };
     let damaged = match input::open(&args.file)? {
         Input::Log(log) => cat_log(args, filter, &mut printer, &log)?,
@@ -222,6 +223,9 @@ struct Printer<'o> {
     undecodable: u64,
     /// Channels reported as not decodable at all.
     refused: BTreeSet<u32>,
+    /// The line being rendered: a message is rendered in memory and written at once, since
+    /// the many small writes of a rendering cost more through `out` than the rendering.
+    line: Vec<u8>,
 }
 
 impl Printer<'_> {
@@ -264,7 +268,9 @@ impl Printer<'_> {
             };
             csv.row(&mut *self.out, message, decoded, file)?;
         } else if self.json {
-            write_json_line(self.out, message, decoded.as_ref())?;
+            self.line.clear();
+            write_json_line(&mut self.line, message, decoded.as_ref())?;
+            self.out.write_all(&self.line)?;
         } else {
             let channel = &message.channel;
             // A stream learns its channels as they come: columns widen when needed.
@@ -281,8 +287,10 @@ impl Printer<'_> {
                 yw = self.type_width,
             )?;
             if let Some(decoded) = &decoded {
-                self.out.write_all(b"  ")?;
-                decoded.write_json(&mut *self.out)?;
+                self.line.clear();
+                self.line.extend_from_slice(b"  ");
+                decoded.write_json(&mut self.line)?;
+                self.out.write_all(&self.line)?;
             }
             self.out.write_all(b"\n")?;
         }
@@ -487,12 +495,12 @@ fn report_decode_error(what: &str, file: &Path) {
 /// One JSON Lines record. Written field by field so that a decoded message is streamed into
 /// the line as the decoder renders it, without parsing it again.
 fn write_json_line(
-    out: &mut dyn Write,
+    out: &mut Vec<u8>,
     message: &Message,
     decoded: Option<&Decoded<'_>>,
 ) -> std::io::Result<()> {
     let channel = &message.channel;
-    out.write_all(b"{\"topic\":")?;
+    out.extend_from_slice(b"{\"topic\":");
     serde_json::to_writer(&mut *out, &channel.topic)?;
     write!(out, ",\"log_time\":{}", message.log_time_ns)?;
     out.write_all(b",\"publish_time\":")?;
