@@ -18,12 +18,13 @@
 //! - `bool` is `true`/`false`.
 
 use base64::Engine as _;
+use robolog_msg::json;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use crate::decoded::{Decoded, MessageRef};
 use crate::error::Error;
 use crate::plan::{Elem, Plan};
-use crate::value::{PrimitiveArray, PrimitiveKind, Span, Tree, Value};
+use crate::value::{Element, PrimitiveArray, PrimitiveKind, Span, Tree, Value};
 
 impl Decoded<'_, '_> {
     /// The message as JSON text (see the module rules).
@@ -50,17 +51,123 @@ impl Decoded<'_, '_> {
 impl MessageRef<'_, '_> {
     /// The message as JSON text (see the [`json` rules](crate#json)).
     pub fn to_json(&self) -> String {
-        // Serializing into a Vec cannot fail (no I/O, map keys are strings) and the output is
-        // UTF-8 by construction.
-        serde_json::to_vec(self)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .unwrap_or_default()
+        let mut out = Vec::new();
+        self.append_json(&mut out);
+        // UTF-8 by construction: every piece is ASCII or comes from a `str`.
+        String::from_utf8(out).unwrap_or_default()
     }
 
     /// Writes the message as JSON to `writer`.
-    pub fn write_json(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer(writer, self).map_err(std::io::Error::other)
+    pub fn write_json(&self, mut writer: impl std::io::Write) -> std::io::Result<()> {
+        let mut out = Vec::new();
+        self.append_json(&mut out);
+        writer.write_all(&out)
+    }
+
+    /// Appends the message as JSON to `out`: the same text as [`MessageRef::to_json`], for a
+    /// caller that renders many messages into one reused buffer.
+    pub fn append_json(&self, out: &mut Vec<u8>) {
+        Render {
+            plan: self.plan(),
+            tree: self.tree(),
+            out,
+        }
+        .fields(self.id(), self.values());
+    }
+}
+
+/// Renders values straight into a byte buffer. The [`Serialize`] implementations below write
+/// the same text through serde; this is the path for bulk output, which spends most of its
+/// time formatting numbers and would otherwise spend as much again in the serializer's calls.
+struct Render<'t, 'a, 'o> {
+    plan: &'t Plan,
+    tree: &'t Tree<'a>,
+    out: &'o mut Vec<u8>,
+}
+
+impl Render<'_, '_, '_> {
+    /// The fields of a message of type `id` as an object.
+    fn fields(&mut self, id: usize, values: &[Value<'_>]) {
+        let message = self.plan.message(id);
+        self.out.push(b'{');
+        for (i, (field, value)) in message.fields.iter().zip(values).enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            json::push_key(self.out, &field.name);
+            self.value(field.elem, *value);
+        }
+        self.out.push(b'}');
+    }
+
+    /// One value; `elem` is its element type (for nested messages).
+    fn value(&mut self, elem: Elem, value: Value<'_>) {
+        let out = &mut *self.out;
+        match value {
+            Value::Bool(v) => json::push_bool(out, v),
+            Value::Int8(v) => json::push_i64(out, i64::from(v)),
+            Value::UInt8(v) => json::push_u64(out, u64::from(v)),
+            Value::Int16(v) => json::push_i64(out, i64::from(v)),
+            Value::UInt16(v) => json::push_u64(out, u64::from(v)),
+            Value::Int32(v) => json::push_i64(out, i64::from(v)),
+            Value::UInt32(v) => json::push_u64(out, u64::from(v)),
+            Value::Int64(v) => json::push_i64(out, v),
+            Value::UInt64(v) => json::push_u64(out, v),
+            Value::Float32(v) => json::push_f32(out, v),
+            Value::Float64(v) => json::push_f64(out, v),
+            Value::WString(wide) => json::push_str(out, &wide.to_string_lossy()),
+            Value::String(bytes) => json::push_lossy(out, bytes),
+            Value::Array(array) => push_array(out, array),
+            Value::Message(span) => {
+                if let Elem::Message(id) = elem {
+                    self.fields(id, self.tree.span(span));
+                } else {
+                    out.extend_from_slice(b"null");
+                }
+            }
+            Value::Strings(span) | Value::Messages(span) => {
+                out.push(b'[');
+                for (i, item) in self.tree.span(span).iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.value(elem, *item);
+                }
+                self.out.push(b']');
+            }
+        }
+    }
+}
+
+/// A primitive array: octets as base64, anything else as a list of numbers (the element type
+/// is matched once, not per element).
+fn push_array(out: &mut Vec<u8>, array: PrimitiveArray<'_>) {
+    fn list<T: Element>(
+        out: &mut Vec<u8>,
+        array: PrimitiveArray<'_>,
+        mut push: impl FnMut(&mut Vec<u8>, T),
+    ) {
+        out.push(b'[');
+        for (i, value) in array.iter_as::<T>().into_iter().flatten().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push(out, value);
+        }
+        out.push(b']');
+    }
+    match array.kind() {
+        PrimitiveKind::UInt8 => json::push_base64(out, array.as_bytes()),
+        PrimitiveKind::Bool => list(out, array, json::push_bool),
+        PrimitiveKind::Int8 => list(out, array, |o, v: i8| json::push_i64(o, v.into())),
+        PrimitiveKind::Int16 => list(out, array, |o, v: i16| json::push_i64(o, v.into())),
+        PrimitiveKind::UInt16 => list(out, array, |o, v: u16| json::push_u64(o, v.into())),
+        PrimitiveKind::Int32 => list(out, array, |o, v: i32| json::push_i64(o, v.into())),
+        PrimitiveKind::UInt32 => list(out, array, |o, v: u32| json::push_u64(o, v.into())),
+        PrimitiveKind::Int64 => list(out, array, json::push_i64),
+        PrimitiveKind::UInt64 => list(out, array, json::push_u64),
+        PrimitiveKind::Float32 => list(out, array, json::push_f32),
+        PrimitiveKind::Float64 => list(out, array, json::push_f64),
     }
 }
 

@@ -5,7 +5,6 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use base64::Engine as _;
 use robolog::{Decoded, Decoder, Filter, Log, LogStream, Message, TopicMatcher};
 
 use crate::cli::{CatArgs, CatFormat};
@@ -103,9 +102,13 @@ fn cat_log(
         let total = filter.is_everything().then_some(summary.message_count);
         Bar::messages("cat", total.map(|t| t.min(args.limit.unwrap_or(u64::MAX))))
     };
+    let messages = query.iter().map_err(|e| Failure::log(e, file))?;
+    if printer.decoder.is_some() && printer.csv.is_none() {
+        return print_parallel(args, printer, messages, &bar).map(|read_past| damaged | read_past);
+    }
     let mut printed = 0u64;
     let mut errors = 0u64;
-    for message in query.iter().map_err(|e| Failure::log(e, file))? {
+    for message in messages {
         if args.limit.is_some_and(|limit| printed >= limit) {
             break;
         }
@@ -131,6 +134,115 @@ fn cat_log(
         }
         if printed.is_multiple_of(PROGRESS_EVERY) {
             bar.set(printed);
+        }
+    }
+    Ok(damaged)
+}
+
+/// Messages decoded and rendered per job of [`print_parallel`], and the most bytes of them:
+/// enough to make a job's hand-over cheap next to its work, few enough to keep a job's output
+/// small.
+const BATCH_MESSAGES: usize = 512;
+const BATCH_BYTES: usize = 1 << 20;
+
+/// A job of [`print_parallel`]: messages in file order, read errors in their place.
+type Batch = Vec<robolog::Result<Message>>;
+
+/// A job done: the printed lines one after the other, and for each item of the batch where
+/// its line ends and what rendering said (nothing for a read error).
+struct Lines {
+    batch: Batch,
+    text: Vec<u8>,
+    ends: Vec<(usize, Option<Rendered>)>,
+}
+
+/// Prints decoded messages, decoding and rendering them on worker threads (the readers'
+/// pool) while this thread reports, counts and writes them in order; true when damage was read
+/// past. Decoding and number formatting are nearly all of the work of `cat --decode`.
+fn print_parallel(
+    args: &CatArgs,
+    printer: &mut Printer<'_>,
+    mut messages: impl Iterator<Item = robolog::Result<Message>>,
+    bar: &Bar,
+) -> Result<bool, Failure> {
+    use robolog::framing::{ParallelMap, RecyclePool, default_threads};
+
+    let file = &args.file;
+    let threads = default_threads();
+    let decoders: RecyclePool<Decoder> = RecyclePool::new(threads + 1);
+    let texts: RecyclePool<Vec<u8>> = RecyclePool::new(2 * threads + 2);
+    let batches = std::iter::from_fn(move || {
+        let mut batch = Batch::new();
+        let mut bytes = 0;
+        while batch.len() < BATCH_MESSAGES && bytes < BATCH_BYTES {
+            let Some(item) = messages.next() else {
+                break;
+            };
+            bytes += item.as_ref().map_or(0, |m| m.data.len());
+            batch.push(item);
+        }
+        (!batch.is_empty()).then_some(batch)
+    });
+    let layout = printer.layout();
+    let work = {
+        let texts = texts.clone();
+        move |batch: Batch| {
+            let mut decoder = decoders.take();
+            let mut text = texts.take();
+            let mut ends = Vec::with_capacity(batch.len());
+            for item in &batch {
+                let rendered = item.as_ref().ok().map(|message| {
+                    let start = text.len();
+                    let rendered = render(layout, Some(&mut decoder), message, &mut text);
+                    if rendered.is_err() {
+                        text.truncate(start);
+                    }
+                    rendered
+                });
+                ends.push((text.len(), rendered));
+            }
+            decoders.give(decoder);
+            Lines { batch, text, ends }
+        }
+    };
+    let mut printed = 0u64;
+    let mut errors = 0u64;
+    let mut damaged = false;
+    'batches: for lines in ParallelMap::new(batches, threads, 2 * threads + 1, work) {
+        // The lines of the messages accounted for so far, written together.
+        let mut end = 0;
+        for (item, (line_end, rendered)) in lines.batch.into_iter().zip(lines.ends) {
+            if args.limit.is_some_and(|limit| printed >= limit) {
+                break;
+            }
+            match (item, rendered) {
+                (Ok(message), Some(rendered)) => {
+                    if printer.account(&message, rendered, file) {
+                        printed += 1;
+                        end = line_end;
+                    }
+                }
+                (Err(e), _) => {
+                    damaged = true;
+                    errors += 1;
+                    report_error(&e, file);
+                    if errors >= MAX_READ_ERRORS {
+                        printer.out.write_all(&lines.text[..end])?;
+                        return Err(Failure::about(
+                            "too many read errors; giving up",
+                            file,
+                            None,
+                        ));
+                    }
+                }
+                (Ok(_), None) => {}
+            }
+        }
+        printer.out.write_all(&lines.text[..end])?;
+        texts.give_cleared(lines.text);
+        bar.set(printed);
+        if args.limit.is_some_and(|limit| printed >= limit) {
+            break 'batches;
         }
     }
     Ok(damaged)
@@ -229,73 +341,138 @@ struct Printer<'o> {
 }
 
 impl Printer<'_> {
+    fn layout(&self) -> Layout {
+        Layout {
+            json: self.json,
+            topic_width: self.topic_width,
+            type_width: self.type_width,
+        }
+    }
+
     /// Prints one message; false when it could not be decoded (that is reported instead).
     fn print(&mut self, message: &Message, file: &Path) -> Result<bool, Failure> {
-        let decoded = match &mut self.decoder {
-            Some(decoder) => match decoder.decode(message) {
-                Ok(decoded) => Some(decoded),
-                Err(e) => {
-                    self.undecodable += 1;
-                    match e {
-                        // A channel that cannot be decoded at all is said once.
-                        e @ (robolog::DecodeError::NotDecodable { .. }
-                        | robolog::DecodeError::Schema { .. }) => {
-                            if self.refused.insert(message.channel.id) {
-                                report_decode_error(&not_decodable(e), file);
-                            }
-                        }
-                        e => report_decode_error(&e.to_string(), file),
-                    }
-                    return Ok(false);
-                }
-            },
-            None => None,
-        };
-        if let Some(remark) = decoded.as_ref().and_then(Decoded::warning)
-            && self.warned.insert(message.channel.id)
-        {
-            warn(&format!(
-                "{}: {}: the message at log time {} decoded, but {remark}; the definition may \
-                 not match the data (the topic's other messages are not reported)",
-                display_path(file),
-                message.channel.topic,
-                message.log_time_ns
-            ));
+        if self.csv.is_some() {
+            return self.print_csv(message, file);
         }
-        if let Some(csv) = &mut self.csv {
-            let Some(decoded) = &decoded else {
+        let channel = &message.channel;
+        // A stream learns its channels as they come: columns widen when needed.
+        self.topic_width = self.topic_width.max(channel.topic.chars().count());
+        self.type_width = self.type_width.max(type_label(channel).chars().count());
+        self.line.clear();
+        let rendered = render(
+            self.layout(),
+            self.decoder.as_mut(),
+            message,
+            &mut self.line,
+        );
+        if !self.account(message, rendered, file) {
+            return Ok(false);
+        }
+        self.out.write_all(&self.line)?;
+        Ok(true)
+    }
+
+    fn print_csv(&mut self, message: &Message, file: &Path) -> Result<bool, Failure> {
+        let Some(decoder) = &mut self.decoder else {
+            return Ok(false);
+        };
+        let decoded = match decoder.decode(message) {
+            Ok(decoded) => decoded,
+            Err(e) => {
+                self.account(message, Err(e), file);
                 return Ok(false);
-            };
-            csv.row(&mut *self.out, message, decoded, file)?;
-        } else if self.json {
-            self.line.clear();
-            write_json_line(&mut self.line, message, decoded.as_ref())?;
-            self.out.write_all(&self.line)?;
-        } else {
-            let channel = &message.channel;
-            // A stream learns its channels as they come: columns widen when needed.
-            self.topic_width = self.topic_width.max(channel.topic.chars().count());
-            self.type_width = self.type_width.max(type_label(channel).chars().count());
-            write!(
-                self.out,
-                "{}  {:<tw$}  {:<yw$}  {} B",
-                format_utc(message.log_time_ns),
-                channel.topic,
-                type_label(channel),
-                message.data.len(),
-                tw = self.topic_width,
-                yw = self.type_width,
-            )?;
-            if let Some(decoded) = &decoded {
-                self.line.clear();
-                self.line.extend_from_slice(b"  ");
-                decoded.write_json(&mut self.line)?;
-                self.out.write_all(&self.line)?;
             }
-            self.out.write_all(b"\n")?;
+        };
+        self.account(message, Ok(decoded.warning()), file);
+        if let Some(csv) = &mut self.csv {
+            csv.row(&mut *self.out, message, &decoded, file)?;
         }
         Ok(true)
     }
+
+    /// Reports what rendering `message` said (a message that cannot be decoded, or a remark
+    /// about one that was); true when the message is to be printed.
+    fn account(&mut self, message: &Message, rendered: Rendered, file: &Path) -> bool {
+        match rendered {
+            Err(e) => {
+                self.undecodable += 1;
+                match e {
+                    // A channel that cannot be decoded at all is said once.
+                    e @ (robolog::DecodeError::NotDecodable { .. }
+                    | robolog::DecodeError::Schema { .. }) => {
+                        if self.refused.insert(message.channel.id) {
+                            report_decode_error(&not_decodable(e), file);
+                        }
+                    }
+                    e => report_decode_error(&e.to_string(), file),
+                }
+                false
+            }
+            Ok(remark) => {
+                if let Some(remark) = remark
+                    && self.warned.insert(message.channel.id)
+                {
+                    warn(&format!(
+                        "{}: {}: the message at log time {} decoded, but {remark}; the \
+                         definition may not match the data (the topic's other messages are not \
+                         reported)",
+                        display_path(file),
+                        message.channel.topic,
+                        message.log_time_ns
+                    ));
+                }
+                true
+            }
+        }
+    }
+}
+
+/// How lines look, fixed before the messages come (so that workers can render them).
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    json: bool,
+    /// Column widths of text lines.
+    topic_width: usize,
+    type_width: usize,
+}
+
+/// What rendering a message gave: the remark about a message decoded only by tolerating
+/// something (see [`Decoded::warning`]), or why it could not be decoded.
+type Rendered = Result<Option<String>, robolog::DecodeError>;
+
+/// Appends the line of `message` (JSON or text, with its newline) to `line`, decoding the
+/// message first when there is a `decoder`. Nothing is appended for a message that cannot be
+/// decoded.
+fn render(
+    layout: Layout,
+    decoder: Option<&mut Decoder>,
+    message: &Message,
+    line: &mut Vec<u8>,
+) -> Rendered {
+    let decoded = decoder.map(|d| d.decode(message)).transpose()?;
+    let remark = decoded.as_ref().and_then(Decoded::warning);
+    if layout.json {
+        write_json_line(line, message, decoded.as_ref());
+    } else {
+        let channel = &message.channel;
+        // Writing into a Vec cannot fail.
+        let _ = write!(
+            line,
+            "{}  {:<tw$}  {:<yw$}  {} B",
+            format_utc(message.log_time_ns),
+            channel.topic,
+            type_label(channel),
+            message.data.len(),
+            tw = layout.topic_width,
+            yw = layout.type_width,
+        );
+        if let Some(decoded) = &decoded {
+            line.extend_from_slice(b"  ");
+            decoded.append_json(line);
+        }
+        line.push(b'\n');
+    }
+    Ok(remark)
 }
 
 /// CSV rows of one topic's decoded messages.
@@ -316,7 +493,7 @@ impl Csv {
         file: &Path,
     ) -> Result<(), Failure> {
         let mut json = Vec::new();
-        decoded.write_json(&mut json)?;
+        decoded.append_json(&mut json);
         let fields = flatten(&json).map_err(std::io::Error::from)?;
         let topic = &message.channel.topic;
         let mut writer = csv::Writer::from_writer(Vec::new());
@@ -492,37 +669,44 @@ fn report_decode_error(what: &str, file: &Path) {
     let _ = writeln!(std::io::stderr(), "error: {what} ({})", display_path(file));
 }
 
-/// One JSON Lines record. Written field by field so that a decoded message is streamed into
-/// the line as the decoder renders it, without parsing it again.
-fn write_json_line(
-    out: &mut Vec<u8>,
-    message: &Message,
-    decoded: Option<&Decoded<'_>>,
-) -> std::io::Result<()> {
+/// One JSON Lines record. Written field by field so that a decoded message is rendered into
+/// the line as it is, without parsing it again.
+fn write_json_line(out: &mut Vec<u8>, message: &Message, decoded: Option<&Decoded<'_>>) {
+    use robolog::msg::json;
+
     let channel = &message.channel;
     out.extend_from_slice(b"{\"topic\":");
-    serde_json::to_writer(&mut *out, &channel.topic)?;
-    write!(out, ",\"log_time\":{}", message.log_time_ns)?;
-    out.write_all(b",\"publish_time\":")?;
-    serde_json::to_writer(&mut *out, &message.publish_time_ns)?;
-    out.write_all(b",\"sequence\":")?;
-    serde_json::to_writer(&mut *out, &message.sequence)?;
-    out.write_all(b",\"schema_name\":")?;
-    serde_json::to_writer(&mut *out, &channel.schema.as_deref().map(|s| &s.name))?;
-    out.write_all(b",\"message_encoding\":")?;
-    serde_json::to_writer(&mut *out, &channel.message_encoding)?;
-    write!(out, ",\"size\":{}", message.data.len())?;
+    json::push_str(out, &channel.topic);
+    out.extend_from_slice(b",\"log_time\":");
+    json::push_u64(out, message.log_time_ns);
+    out.extend_from_slice(b",\"publish_time\":");
+    match message.publish_time_ns {
+        Some(time) => json::push_u64(out, time),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"sequence\":");
+    match message.sequence {
+        Some(sequence) => json::push_u64(out, sequence.into()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"schema_name\":");
+    match &channel.schema {
+        Some(schema) => json::push_str(out, &schema.name),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"message_encoding\":");
+    json::push_str(out, &channel.message_encoding);
+    out.extend_from_slice(b",\"size\":");
+    json::push_u64(out, message.data.len() as u64);
     match decoded {
         Some(decoded) => {
-            out.write_all(b",\"message\":")?;
-            decoded.write_json(&mut *out)?;
+            out.extend_from_slice(b",\"message\":");
+            decoded.append_json(out);
         }
         None => {
-            out.write_all(b",\"data_base64\":\"")?;
-            let encoded = base64::engine::general_purpose::STANDARD.encode(&message.data);
-            out.write_all(encoded.as_bytes())?;
-            out.write_all(b"\"")?;
+            out.extend_from_slice(b",\"data_base64\":");
+            json::push_base64(out, &message.data);
         }
     }
-    out.write_all(b"}\n")
+    out.extend_from_slice(b"}\n");
 }

@@ -53,6 +53,9 @@
 //! and actions: [`Registry::service_type_hash`], [`Registry::action_type_hash`]).
 //! [`Registry::standard`] holds the standard ROS 2 interfaces of each [`Distro`] (cargo feature
 //! `standard-interfaces`, on by default), for types that a recording has no schema for.
+//!
+//! [`json`] (cargo feature `json`) writes the JSON text of message values by the rules the ROS 1
+//! and ROS 2 renderers share.
 
 #![forbid(unsafe_code)]
 
@@ -61,6 +64,8 @@ mod dialect;
 mod error;
 mod field_path;
 mod idl;
+#[cfg(feature = "json")]
+pub mod json;
 mod md5sum;
 mod model;
 mod name;

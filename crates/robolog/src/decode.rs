@@ -114,11 +114,25 @@ impl Decoded<'_> {
     /// Writes [`Decoded::to_json`] to `writer`.
     pub fn write_json(&self, mut writer: impl std::io::Write) -> std::io::Result<()> {
         match self {
-            #[cfg(feature = "ros1")]
-            Decoded::Ros1(m) => m.root().write_json(writer),
-            #[cfg(feature = "cdr")]
-            Decoded::Cdr(m) => m.root().write_json(writer),
             Decoded::Json(text) => writer.write_all(text.as_bytes()),
+            #[cfg(any(feature = "ros1", feature = "cdr"))]
+            _ => {
+                let mut out = Vec::new();
+                self.append_json(&mut out);
+                writer.write_all(&out)
+            }
+        }
+    }
+
+    /// Appends [`Decoded::to_json`] to `out`, for a caller that renders many messages into one
+    /// reused buffer.
+    pub fn append_json(&self, out: &mut Vec<u8>) {
+        match self {
+            #[cfg(feature = "ros1")]
+            Decoded::Ros1(m) => m.root().append_json(out),
+            #[cfg(feature = "cdr")]
+            Decoded::Cdr(m) => m.root().append_json(out),
+            Decoded::Json(text) => out.extend_from_slice(text.as_bytes()),
         }
     }
 }

@@ -182,6 +182,9 @@ pub use writer::{Finished, LogWriter, Output, WriterOptions, create_writer};
 pub use robolog_bddf as bddf;
 #[cfg(feature = "cdr")]
 pub use robolog_cdr as cdr;
+/// The byte-level machinery the format crates share: its [`ParallelMap`](framing::ParallelMap)
+/// runs ordered work on the process-wide worker pool the readers decode on.
+pub use robolog_framing as framing;
 #[cfg(feature = "mcap")]
 pub use robolog_mcap as mcap;
 #[cfg(any(feature = "ros1", feature = "cdr"))]

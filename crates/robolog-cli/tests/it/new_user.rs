@@ -472,6 +472,66 @@ fn an_undecodable_message_is_reported_and_cat_goes_on() {
     );
 }
 
+/// Decoded lines are rendered on worker threads in batches; they come out in order, each the
+/// library's own rendering of its message, and `--limit` stops inside a batch.
+#[test]
+fn decoded_lines_come_in_order_and_stop_at_the_limit() {
+    let log = robolog::open(robolog_testkit::testdata::path(
+        "bags/upstream/rosbag.js/example-bz2.bag",
+    ))
+    .unwrap();
+    let mut decoder = robolog::Decoder::new();
+    let expected: Vec<(String, u64, Value)> = log
+        .messages()
+        .iter()
+        .unwrap()
+        .map(|m| {
+            let m = m.unwrap();
+            let json = decoder.decode(&m).unwrap().to_json();
+            (
+                m.channel.topic.clone(),
+                m.log_time_ns,
+                serde_json::from_str(&json).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(expected.len(), 8647);
+    let lines = robolog(["cat", TURTLES, "--decode", "--json"])
+        .expect(0)
+        .json_lines();
+    let got: Vec<(String, u64, Value)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["topic"].as_str().unwrap().to_owned(),
+                l["log_time"].as_u64().unwrap(),
+                l["message"].clone(),
+            )
+        })
+        .collect();
+    assert!(
+        got == expected,
+        "cat --decode --json differs from the library's decoding"
+    );
+
+    let limited = robolog(["cat", TURTLES, "--decode", "--json", "--limit", "1000"])
+        .expect(0)
+        .json_lines();
+    assert_eq!(limited.len(), 1000);
+    assert_eq!(limited[..], lines[..1000]);
+    // Text lines too: the same messages, the decoded JSON after the columns.
+    let text = robolog(["cat", TURTLES, "--decode", "--limit", "700"])
+        .expect(0)
+        .stdout;
+    let text: Vec<&str> = text.lines().collect();
+    assert_eq!(text.len(), 700);
+    for (line, (topic, _, message)) in text.iter().zip(&expected) {
+        assert!(line.contains(topic.as_str()), "{line}");
+        let json = &line[line.find(" B  {").unwrap() + 4..];
+        assert_eq!(&serde_json::from_str::<Value>(json).unwrap(), message);
+    }
+}
+
 // ---------------------------------------------------------------- a closed pipe ends quietly
 
 #[test]

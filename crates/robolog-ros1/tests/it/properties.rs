@@ -248,7 +248,11 @@ proptest! {
             }
         }
         #[cfg(feature = "serde")]
-        prop_assert_eq!(built.to_json(), decoded.to_json());
+        {
+            prop_assert_eq!(built.to_json(), decoded.to_json());
+            // The direct renderer writes what the serde implementation writes.
+            prop_assert_eq!(serde_json::to_string(&decoded).unwrap(), decoded.to_json());
+        }
 
         // Each top-level primitive, read by a projection, is the tree's value.
         let names: Vec<String> = back
@@ -279,6 +283,8 @@ proptest! {
                 prop_assert_eq!(encoded.len(), data.len() - decoded.trailing_bytes());
                 let again = plan.decode_strict(&encoded).unwrap();
                 prop_assert_eq!(again.encode().unwrap(), encoded);
+                #[cfg(feature = "serde")]
+                prop_assert_eq!(serde_json::to_string(&decoded).unwrap(), decoded.to_json());
             }
             Err(error) => {
                 prop_assert!(error.path().is_some(), "decode errors name a field: {}", error);
