@@ -40,8 +40,8 @@ def test_there_are_examples():
 
 @pytest.mark.parametrize("where, code", EXAMPLES, ids=[f"{w}-{i}" for i, (w, _) in enumerate(EXAMPLES)])
 def test_example_runs(at_repo, where, code):
-    # The guide's examples with optional libraries run where they are installed (the CI venv
-    # has none of them).
+    # The guide's examples with optional libraries run where they are installed: the CI venv
+    # has pandas, polars and Ray (tests/requirements.txt), not Daft.
     for module in ("pandas", "polars", "daft", "ray"):
         if f"import {module}" in code:
             pytest.importorskip(module)
