@@ -23,6 +23,10 @@ use crate::time::parse_time;
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// Inputs given as URLs (http://, https://, s3://) whose server ignores range requests are
+    /// downloaded whole instead of refused.
+    #[arg(long, global = true)]
+    pub(crate) allow_download: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,10 +1,11 @@
-//! Inputs: a path, or `-` for standard input. A file (standard input redirected from one
-//! included) is opened with its index; a pipe, a FIFO or a device is read as it arrives, or read
-//! whole into memory by the commands that need to see all of it at once.
+//! Inputs: a path, a URL, or `-` for standard input. A file (standard input redirected from one
+//! included) or a URL is opened with its index; a pipe, a FIFO or a device is read as it
+//! arrives, or read whole into memory by the commands that need to see all of it at once.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use robolog::{Bytes, Log, LogStream};
 
@@ -21,9 +22,17 @@ pub(crate) enum Input {
     Stream(Box<LogStream<Pipe>>),
 }
 
+/// Whether URLs whose server ignores range requests are downloaded whole (`--allow-download`).
+static ALLOW_DOWNLOAD: AtomicBool = AtomicBool::new(false);
+
+/// Sets `--allow-download` for the inputs opened from now on.
+pub(crate) fn allow_download(on: bool) {
+    ALLOW_DOWNLOAD.store(on, Ordering::Relaxed);
+}
+
 /// Where an input's bytes come from.
 enum Source {
-    /// A path that can be mapped or read at any offset.
+    /// A path that can be mapped or read at any offset, or a URL.
     File(PathBuf),
     /// A stream that can only be read once, front to back.
     Pipe(Pipe),
@@ -39,6 +48,9 @@ fn pipe(reader: impl Read + Send + 'static) -> Pipe {
 fn source(path: &Path) -> Result<Source, Failure> {
     if is_stdin(path) {
         return stdin_source();
+    }
+    if path.to_str().is_some_and(robolog::is_url) {
+        return Ok(Source::File(path.to_owned()));
     }
     let metadata = std::fs::metadata(path).map_err(|e| cannot_open(&e, path))?;
     let file_type = metadata.file_type();
@@ -86,7 +98,8 @@ pub(crate) fn set_distro(distro: robolog::msg::Distro) {
 
 /// Opens the log file at `path` with the options of the command line.
 fn open_file(path: &Path) -> robolog::Result<Log> {
-    let mut options = robolog::OpenOptions::new();
+    let mut options =
+        robolog::OpenOptions::new().allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed));
     if let Some(distro) = DISTRO.get() {
         options = options.distro(*distro);
     }
@@ -123,12 +136,25 @@ pub(crate) enum Whole {
     Bytes(Bytes),
 }
 
-/// `path` as a file to map, or a pipe's bytes.
+/// `path` as a file to map, or the bytes of a pipe or of a URL's object.
 pub(crate) fn whole(path: &Path) -> Result<Whole, Failure> {
+    if let Some(url) = path.to_str().filter(|p| robolog::is_url(p)) {
+        return fetch_all(url).map(Whole::Bytes);
+    }
     match source(path)? {
         Source::File(file) => Ok(Whole::File(file)),
         Source::Pipe(pipe) => Ok(Whole::Bytes(read_all(pipe, path)?)),
     }
+}
+
+/// The whole object behind `url` (these commands read every byte, as they do of a pipe).
+fn fetch_all(url: &str) -> Result<Bytes, Failure> {
+    let options = robolog::remote::RemoteOptions::new()
+        .allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed));
+    let failed = |e: io::Error| Failure::about(format!("cannot read: {e}"), Path::new(url), None);
+    let remote = robolog::remote::Remote::open(url, &options).map_err(|e| failed(e.into()))?;
+    let _bar = crate::progress::Bar::spinner("fetching");
+    remote.input().read_all().map_err(failed)
 }
 
 fn read_all(mut pipe: Pipe, path: &Path) -> Result<Bytes, Failure> {

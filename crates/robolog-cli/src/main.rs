@@ -64,6 +64,7 @@ use crate::failure::{Failure, Outcome};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::allow_download(cli.allow_download);
     signals::install();
     let stdout = io::stdout();
     // A terminal gets each line as it is written; a pipe or file gets large writes. Standard

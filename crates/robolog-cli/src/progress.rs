@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::size::human_bytes;
+
 /// A progress bar, or nothing when standard error is not a terminal.
 #[derive(Debug)]
 pub(crate) struct Bar(Option<ProgressBar>);
@@ -25,13 +27,15 @@ impl Bar {
             Some(total) => {
                 let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
                 bar.set_style(style(
-                    "{msg} [{bar:30}] {human_pos}/{human_len} messages, {elapsed} (eta {eta})",
+                    "{msg} [{bar:30}] {human_pos}/{human_len} messages{fetched}, {elapsed} (eta {eta})",
                 ));
                 bar
             }
             None => {
                 let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-                bar.set_style(style("{spinner} {msg} {human_pos} messages, {elapsed}"));
+                bar.set_style(style(
+                    "{spinner} {msg} {human_pos} messages{fetched}, {elapsed}",
+                ));
                 bar
             }
         };
@@ -45,7 +49,7 @@ impl Bar {
             return Bar(None);
         }
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        bar.set_style(style("{spinner} {msg} {elapsed}"));
+        bar.set_style(style("{spinner} {msg}{fetched} {elapsed}"));
         bar.set_message(what.to_owned());
         bar.enable_steady_tick(Duration::from_millis(120));
         Bar(Some(bar))
@@ -79,8 +83,23 @@ impl Drop for Bar {
     }
 }
 
+/// `{fetched}` in a template: what reading URLs has fetched so far (nothing for local files).
 fn style(template: &str) -> ProgressStyle {
     ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ")
+        .with_key(
+            "fetched",
+            |_: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                let fetched = robolog::remote::fetched_total();
+                if fetched.requests > 0 {
+                    let _ = write!(
+                        out,
+                        ", {} fetched in {} requests",
+                        human_bytes(fetched.bytes),
+                        fetched.requests
+                    );
+                }
+            },
+        )
 }

@@ -21,6 +21,7 @@
 pub mod alloc;
 pub mod hostile;
 pub mod interop;
+pub mod nginx;
 pub mod sample_bytes;
 pub mod testdata;
 pub mod truncation;

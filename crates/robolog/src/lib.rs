@@ -153,7 +153,7 @@ pub use decode::Ros1Message;
 pub use decode::{DecodeError, Decoded, Decoder};
 pub use error::{Error, Result};
 pub use format::Format;
-pub use log::{Log, Messages, NegativeTimes, OpenOptions, Query, open, open_bytes};
+pub use log::{Log, Messages, NegativeTimes, OpenOptions, Query, is_url, open, open_bytes};
 #[cfg(feature = "mcap")]
 pub use mcap_writer::McapWriter;
 pub use model::{Attachment, Channel, Message, Metadata, Schema};
@@ -162,6 +162,7 @@ pub use problem::{Problem, Severity};
 pub use query::{Filter, Order, Selection, TopicMatcher};
 pub use recover::{RecoverReport, recover, recover_file};
 pub use robolog_framing::{Bytes, remove_temporary_files};
+pub use robolog_query::{Input, ReadAt};
 #[cfg(feature = "rosbag2")]
 pub use rosbag2_writer::Rosbag2Writer;
 pub use sniff::{SNIFF_LEN, sniff};
@@ -189,6 +190,9 @@ pub use robolog_framing as framing;
 pub use robolog_mcap as mcap;
 #[cfg(any(feature = "ros1", feature = "cdr"))]
 pub use robolog_msg as msg;
+/// Remote objects read by ranged requests (the `remote` feature): what [`open`] uses for URLs.
+#[cfg(feature = "remote")]
+pub use robolog_remote as remote;
 #[cfg(feature = "ros1")]
 pub use robolog_ros1 as ros1;
 #[cfg(feature = "rosbag")]

@@ -38,6 +38,8 @@ pub struct OpenOptions {
     pub(crate) check_uncompressed_chunks: bool,
     #[cfg(all(feature = "rosbag2", feature = "cdr"))]
     pub(crate) distro: Option<robolog_msg::Distro>,
+    #[cfg(feature = "remote")]
+    pub(crate) allow_download: bool,
 }
 
 impl Default for OpenOptions {
@@ -47,6 +49,8 @@ impl Default for OpenOptions {
             check_uncompressed_chunks: true,
             #[cfg(all(feature = "rosbag2", feature = "cdr"))]
             distro: None,
+            #[cfg(feature = "remote")]
+            allow_download: false,
         }
     }
 }
@@ -88,10 +92,25 @@ impl OpenOptions {
         self
     }
 
+    /// Whether a log behind a URL whose server ignores range requests is downloaded whole
+    /// (default off: opening it is an error that says so, since reading any part of it would
+    /// mean fetching all of it).
+    #[cfg(feature = "remote")]
+    pub fn allow_download(mut self, on: bool) -> Self {
+        self.allow_download = on;
+        self
+    }
+
     /// Opens the log at `path` (memory-mapped when the `mmap` feature is on). A directory, or
     /// an SQLite (`.db3`) or zstd-compressed `.db3.zstd`/`.mcap.zstd` file, is a ROS 2 bag.
+    ///
+    /// With the `remote` feature, `path` may be a URL ([`is_url`]: `http://`, `https://`,
+    /// `s3://`): the log is then read by ranged requests (see [`OpenOptions::open_input`]).
     pub fn open(&self, path: impl AsRef<Path>) -> Result<Log> {
         let path = path.as_ref();
+        if let Some(url) = path.to_str().filter(|p| is_url(p)) {
+            return self.open_url(url);
+        }
         if crate::sniff::is_rosbag2_path(path)? {
             Format::Rosbag2.require_enabled()?;
             #[cfg(feature = "rosbag2")]
@@ -113,6 +132,58 @@ impl OpenOptions {
             }
         }
         self.open_bytes(robolog_framing::load_file(path)?)
+    }
+
+    #[cfg(feature = "remote")]
+    fn open_url(&self, url: &str) -> Result<Log> {
+        let options = robolog_remote::RemoteOptions::new().allow_download(self.allow_download);
+        let remote = robolog_remote::Remote::open(url, &options).map_err(std::io::Error::from)?;
+        self.open_input(remote.input())
+    }
+
+    #[cfg(not(feature = "remote"))]
+    fn open_url(&self, url: &str) -> Result<Log> {
+        Err(Error::Usage(format!(
+            "{url}: this build of robolog reads no URLs (it lacks the `remote` feature)"
+        )))
+    }
+
+    /// Opens a log read through `input` (a file read by position, a remote object, a
+    /// buffer): an MCAP file through its index, by position, so that its summary costs a read
+    /// of its tail and a query the chunks it selects; the other formats are read whole first.
+    /// (A ROS 2 bag is a directory or an SQLite file: open it by path.)
+    ///
+    /// ```
+    /// use robolog::{Input, OpenOptions};
+    ///
+    /// let path = robolog_testkit::testdata::path("samples/demo-zstd.mcap");
+    /// // Read by position, as readers ask for its parts.
+    /// let log = OpenOptions::new().open_input(Input::open(path)?)?;
+    /// assert_eq!(log.format(), robolog::Format::Mcap);
+    /// assert!(log.summary()?.message_count > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_input(&self, input: Input) -> Result<Log> {
+        if let Some(bytes) = input.in_memory() {
+            return self.open_bytes(bytes.clone());
+        }
+        let head = input.read_up_to(0, SNIFF_LEN as u64)?;
+        let format = sniff(&head)?;
+        format.require_enabled()?;
+        #[cfg(feature = "mcap")]
+        if format == Format::Mcap {
+            let (b, channels, problems) =
+                crate::mcap_log::McapLog::open(input.clone(), self.check_uncompressed_chunks)?;
+            return Ok(Log {
+                format,
+                backend: Backend::Mcap(Box::new(b)),
+                channels,
+                problems,
+                file_size: input.len(),
+                input,
+            });
+        }
+        self.open_bytes(input.read_all()?)
     }
 
     /// Opens a log held in memory. (A ROS 2 bag is a directory or an SQLite file: open it by
@@ -168,6 +239,24 @@ impl OpenOptions {
 /// ```
 pub fn open(path: impl AsRef<Path>) -> Result<Log> {
     OpenOptions::default().open(path)
+}
+
+/// True when `path` names a log behind a URL (`http://`, `https://`, `s3://`) rather than a
+/// local file: [`open`] reads those (with the `remote` feature; without it, opening one is an
+/// error that says so).
+///
+/// ```
+/// assert!(robolog::is_url("https://example.com/drive.mcap"));
+/// assert!(robolog::is_url("s3://fleet/2026/drive.mcap"));
+/// assert!(!robolog::is_url("drive.mcap"));
+/// ```
+pub fn is_url(path: &str) -> bool {
+    path.split_once("://").is_some_and(|(scheme, _)| {
+        matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "http" | "https" | "s3" | "s3a"
+        )
+    })
 }
 
 /// Opens a log held in memory, detecting its format from its first bytes.

@@ -176,19 +176,20 @@ fn read_cut_tail(data: &Bytes) -> CutTail {
 impl McapLog {
     /// Opens `data`; `check_uncompressed_chunks` as in [`crate::OpenOptions`].
     pub(crate) fn open(
-        data: Bytes,
+        data: impl Into<robolog_query::Input>,
         check_uncompressed_chunks: bool,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
         let options = ReadOptions {
             verify_uncompressed_chunks: check_uncompressed_chunks,
             ..ReadOptions::default()
         };
-        let whole = data.clone();
-        let reader = McapReader::open_with(data, options)?;
+        let input: robolog_query::Input = data.into();
+        let reader = McapReader::open_with(input.clone(), options)?;
         let summary = reader.summary();
         let cut = summary.footer.is_none() && !reader.is_draft();
         let tail = if cut {
-            read_cut_tail(&whole)
+            // Cut files are scanned whole anyway.
+            read_cut_tail(&input.read_all()?)
         } else {
             CutTail::default()
         };

@@ -9,4 +9,5 @@ mod interop;
 mod new_user;
 mod parity;
 mod readme;
+mod remote;
 mod support;

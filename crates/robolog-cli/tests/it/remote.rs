@@ -1,0 +1,219 @@
+//! Remote inputs: the CLI reads an MCAP file from a real nginx on the loopback, and what that
+//! cost is counted from nginx's own access log: `info` in two requests, a short one-topic `cat`
+//! in a small fraction of the file, the outputs those of the same file read locally, and a
+//! server that ignores range requests refused unless `--allow-download`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use robolog::mcap::{Compression, Message, WriteOptions, Writer};
+use robolog_testkit::nginx::{Nginx, Request};
+
+use crate::support::robolog;
+
+/// One minute of a recording: `/camera` at 20 Hz (16 KiB images), `/imu` at 200 Hz and `/tf`
+/// at 50 Hz, in chunks of about 1 MiB (about 20 MB in all).
+fn recording(path: &Path) {
+    let opts = WriteOptions::default()
+        .with_compression(Compression::None)
+        .with_chunk_size(Some(1 << 20));
+    let mut w = Writer::new(Vec::new(), opts).unwrap();
+    let camera = w
+        .register_channel("/camera", "raw", 0, BTreeMap::new())
+        .unwrap();
+    let imu = w
+        .register_channel("/imu", "raw", 0, BTreeMap::new())
+        .unwrap();
+    let tf = w
+        .register_channel("/tf", "raw", 0, BTreeMap::new())
+        .unwrap();
+    let start = 1_700_000_000_000_000_000u64;
+    let ms = 1_000_000u64;
+    let mut image = vec![0u8; 16 << 10];
+    for t in (0..60_000u64).step_by(5) {
+        let time = start + t * ms;
+        let mut write = |channel_id, sequence: u64, data: &[u8]| {
+            w.write_message(&Message {
+                channel_id,
+                sequence: sequence as u32,
+                log_time: time,
+                publish_time: time,
+                data,
+            })
+            .unwrap();
+        };
+        write(imu, t / 5, &t.to_le_bytes());
+        if t % 20 == 0 {
+            write(tf, t / 20, &[7; 128]);
+        }
+        if t % 50 == 0 {
+            for (i, b) in image.iter_mut().enumerate() {
+                *b = (i as u64 ^ t) as u8;
+            }
+            write(camera, t / 50, &image);
+        }
+    }
+    std::fs::write(path, w.finish().unwrap()).unwrap();
+}
+
+fn totals(requests: &[Request]) -> (usize, u64) {
+    (requests.len(), requests.iter().map(|r| r.bytes).sum())
+}
+
+fn stdout(args: &[&str]) -> String {
+    let run = robolog(args).expect(0);
+    run.stdout.clone()
+}
+
+#[test]
+fn an_indexed_mcap_file_is_read_over_http_with_few_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("drive.mcap");
+    recording(&local);
+    let local = local.to_str().unwrap().to_owned();
+    let size = std::fs::metadata(&local).unwrap().len();
+    assert!(size > 19 << 20, "{size}");
+    let url = nginx.url("drive.mcap");
+
+    // `info`: the same summary, from the tail of the file and its first bytes.
+    let info = stdout(&["info", "--json", &url]);
+    let requests = nginx.requests();
+    let (count, bytes) = totals(&requests);
+    assert!(count <= 2, "{requests:#?}");
+    assert!(requests.iter().all(|r| r.status == 206), "{requests:#?}");
+    assert!(bytes < size / 20, "{bytes} of {size}");
+    let mut remote: serde_json::Value = serde_json::from_str(&info).unwrap();
+    let mut here: serde_json::Value =
+        serde_json::from_str(&stdout(&["info", "--json", &local])).unwrap();
+    // The file's name is the only difference.
+    for v in [&mut remote, &mut here] {
+        if let Some(o) = v.as_object_mut() {
+            o.remove("file");
+            o.remove("path");
+        }
+    }
+    assert_eq!(remote, here);
+
+    // One topic over two seconds: the chunks of those two seconds, nothing more.
+    nginx.clear();
+    let args = |input: &str| {
+        stdout(&[
+            "cat",
+            "--json",
+            "--topic",
+            "/imu",
+            "--start-secs",
+            "1700000030",
+            "--end-secs",
+            "1700000032",
+            input,
+        ])
+    };
+    let remote = args(&url);
+    let requests = nginx.requests();
+    let (count, bytes) = totals(&requests);
+    assert!(bytes < size / 8, "{bytes} of {size}: {requests:#?}");
+    assert!(count <= 6, "{requests:#?}");
+    let here = args(&local);
+    assert_eq!(remote.lines().count(), 400);
+    assert_eq!(remote, here);
+
+    // Every message, in order: the same bytes as read locally, the file fetched about once.
+    nginx.clear();
+    let remote = stdout(&["cat", "--json", &url]);
+    let (_, bytes) = totals(&nginx.requests());
+    assert!(bytes < size + size / 10, "{bytes} of {size}");
+    assert_eq!(remote, stdout(&["cat", "--json", &local]));
+}
+
+#[test]
+fn whole_file_commands_read_a_url_as_they_read_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("drive.mcap");
+    recording(&local);
+    let local = local.to_str().unwrap().to_owned();
+    let url = nginx.url("drive.mcap");
+
+    // check: the same report (but for the file's name).
+    let mut remote: serde_json::Value =
+        serde_json::from_str(&stdout(&["check", "--json", &url])).unwrap();
+    let mut here: serde_json::Value =
+        serde_json::from_str(&stdout(&["check", "--json", &local])).unwrap();
+    for v in [&mut remote, &mut here] {
+        v.as_object_mut().unwrap().remove("file");
+    }
+    assert_eq!(remote, here);
+    assert!(remote["messages"].as_u64().unwrap() > 10_000, "{remote}");
+
+    // convert: the same bytes out.
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (from_url, from_file) = (out.join("url.mcap"), out.join("file.mcap"));
+    for (input, output) in [(&url, &from_url), (&local, &from_file)] {
+        robolog(["convert", input, output.to_str().unwrap()]).expect(0);
+    }
+    assert!(std::fs::read(&from_url).unwrap() == std::fs::read(&from_file).unwrap());
+    let converted: serde_json::Value =
+        serde_json::from_str(&stdout(&["info", "--json", from_url.to_str().unwrap()])).unwrap();
+    assert_eq!(converted["message_count"], here["messages"], "{converted}");
+}
+
+#[test]
+fn a_server_that_ignores_ranges_is_refused_unless_downloading_is_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("noranges/drive.mcap");
+    recording(&local);
+    let local = local.to_str().unwrap().to_owned();
+    let url = nginx.url("noranges/drive.mcap");
+
+    let run = robolog(["info", &url]).expect(1);
+    assert!(
+        run.stderr.contains("ignores range requests"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--allow-download"), "{}", run.stderr);
+
+    nginx.clear();
+    let remote = stdout(&["info", "--json", "--allow-download", &url]);
+    let requests = nginx.requests();
+    assert_eq!(
+        requests.last().map(|r| (r.status, r.range.as_str())),
+        Some((200, "-"))
+    );
+    let mut remote: serde_json::Value = serde_json::from_str(&remote).unwrap();
+    let mut here: serde_json::Value =
+        serde_json::from_str(&stdout(&["info", "--json", &local])).unwrap();
+    for v in [&mut remote, &mut here] {
+        if let Some(o) = v.as_object_mut() {
+            o.remove("file");
+            o.remove("path");
+        }
+    }
+    assert_eq!(remote, here);
+}
+
+#[test]
+fn a_missing_object_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let url = nginx.url("nothing-here.mcap");
+    let run = robolog(["info", &url]).expect(1);
+    assert!(run.stderr.contains("nothing-here.mcap"), "{}", run.stderr);
+    assert!(
+        run.stderr.to_lowercase().contains("not found"),
+        "{}",
+        run.stderr
+    );
+}
