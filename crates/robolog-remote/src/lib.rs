@@ -41,7 +41,7 @@ use object::Object;
 
 /// Bytes fetched from the end of an object when it is opened: a log's footer and index are
 /// there, and a request this size costs about what a small one does.
-const TAIL: u64 = 256 << 10;
+const TAIL: u64 = 192 << 10;
 
 /// True when `input` names a remote object (`scheme://...` with a scheme robolog reads) rather
 /// than a local path.

@@ -35,7 +35,7 @@ const KEEP_BEHIND: usize = 8;
 /// A read of fewer bytes than this (outside what was fetched) fetches this many: the reads of
 /// a file's first bytes (format detection, then its header) or of a record's length and then
 /// its body are one request.
-const MIN_FETCH: u64 = 64 << 10;
+const MIN_FETCH: u64 = 16 << 10;
 
 /// Reads of at most this many bytes are kept, up to [`SMALL_CACHE`] bytes in all.
 const SMALL_READ: u64 = 1 << 20;
