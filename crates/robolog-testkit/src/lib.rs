@@ -22,6 +22,7 @@ pub mod alloc;
 pub mod hostile;
 pub mod interop;
 pub mod nginx;
+pub mod s3;
 pub mod sample_bytes;
 pub mod testdata;
 pub mod truncation;

@@ -217,3 +217,68 @@ fn a_missing_object_is_a_clear_error() {
         run.stderr
     );
 }
+
+#[test]
+fn an_indexed_mcap_file_is_read_from_s3_with_few_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s3) = robolog_testkit::s3::S3::start(dir.path()) else {
+        return;
+    };
+    let local = dir.path().join("drive.mcap");
+    recording(&local);
+    let local = local.to_str().unwrap().to_owned();
+    s3.put("fleet", "2026/drive.mcap", Path::new(&local));
+    let url = "s3://fleet/2026/drive.mcap";
+    let run = |args: &[&str]| {
+        let output = crate::support::command(args)
+            .envs(s3.env())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let path = "/fleet/2026/drive.mcap";
+    let before = s3.requests(path).len();
+    let mut remote: serde_json::Value =
+        serde_json::from_str(&run(&["info", "--json", url])).unwrap();
+    let requests = s3.requests(path)[before..].to_vec();
+    assert!(!requests.is_empty() && requests.len() <= 2, "{requests:?}");
+    assert!(
+        requests.iter().all(|r| r == &("GET".to_owned(), 206)),
+        "{requests:?}"
+    );
+    let mut here: serde_json::Value =
+        serde_json::from_str(&stdout(&["info", "--json", &local])).unwrap();
+    for v in [&mut remote, &mut here] {
+        v.as_object_mut().unwrap().remove("file");
+    }
+    assert_eq!(remote, here);
+
+    let args = |input: &str| {
+        vec![
+            "cat".to_owned(),
+            "--json".into(),
+            "--topic".into(),
+            "/imu".into(),
+            "--start-secs".into(),
+            "1700000030".into(),
+            "--end-secs".into(),
+            "1700000032".into(),
+            input.to_owned(),
+        ]
+    };
+    let before = s3.requests(path).len();
+    let remote = run(&args(url).iter().map(String::as_str).collect::<Vec<_>>());
+    let requests = s3.requests(path)[before..].to_vec();
+    // The tail, the first bytes, and the few chunks of those two seconds in one request.
+    assert!(requests.len() <= 4, "{requests:?}");
+    assert_eq!(remote.lines().count(), 400);
+    assert_eq!(
+        remote,
+        stdout(&args(&local).iter().map(String::as_str).collect::<Vec<_>>())
+    );
+}
