@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::ops::{Bound, RangeBounds};
 use std::path::Path;
 
-use robolog_framing::{Bytes, load_file};
+use robolog_framing::{Bytes, read_file};
 use sha1::{Digest, Sha1};
 
 use crate::block::{
@@ -133,9 +133,9 @@ impl BddfReader {
         Self::open_with(data, ReaderOptions::default())
     }
 
-    /// Memory-maps (or reads, without the `mmap` feature) and opens a file.
+    /// Reads a whole file into memory and opens it.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let data = load_file(path).map_err(|e| Error::io(0, e))?;
+        let data = read_file(path).map_err(|e| Error::io(0, e))?;
         Self::open(data)
     }
 

@@ -3,7 +3,7 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, load_file};
+use robolog_framing::{AtomicFile, read_file};
 use sha1::{Digest, Sha1};
 
 use crate::block::{HEADER_LEN, ParsedBlock, parse_block};
@@ -231,12 +231,12 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
 }
 
 /// [`recover`] from one file into another. The output appears only when complete (it is
-/// written beside its destination and renamed into place); the input is memory-mapped.
+/// written beside its destination and renamed into place); the input is read into memory.
 pub fn recover_file(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
 ) -> Result<RecoverReport, Error> {
-    let data = load_file(input).map_err(|e| Error::io(0, e))?;
+    let data = read_file(input).map_err(|e| Error::io(0, e))?;
     let file = AtomicFile::create(output).map_err(|e| Error::io(0, e))?;
     let mut out = BufWriter::new(file);
     let report = recover(&data, &mut out)?;

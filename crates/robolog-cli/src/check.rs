@@ -23,7 +23,7 @@ struct CheckJson<'a> {
 pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let bar = Bar::spinner("checking");
     let report = match input::whole(&args.file)? {
-        Whole::File(path) => robolog::check(path),
+        Whole::Rosbag2(path) => robolog::check(path),
         Whole::Bytes(data) => robolog::check_bytes(data),
     }
     .map_err(|e| Failure::open(e, &args.file))?;

@@ -1,6 +1,10 @@
 //! Inputs: a path, a URL, or `-` for standard input. A file (standard input redirected from one
 //! included) or a URL is opened with its index; a pipe, a FIFO or a device is read as it
 //! arrives, or read whole into memory by the commands that need to see all of it at once.
+//!
+//! Files are memory-mapped ([`map`]): reading a chunk is then slicing the mapping, without a
+//! copy, and the pages stay shared with the page cache. The price, which the command line
+//! accepts, is stated at [`map`].
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -96,14 +100,31 @@ pub(crate) fn set_distro(distro: robolog::msg::Distro) {
     let _ = DISTRO.set(distro);
 }
 
-/// Opens the log file at `path` with the options of the command line.
+/// Opens the log file or URL at `path` with the options of the command line: a file
+/// memory-mapped, except a ROS 2 bag (a directory of storage files, or an SQLite file), which
+/// the facade opens, as it opens URLs.
 fn open_file(path: &Path) -> robolog::Result<Log> {
     let mut options =
         robolog::OpenOptions::new().allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed));
     if let Some(distro) = DISTRO.get() {
         options = options.distro(*distro);
     }
-    options.open(path)
+    if path.to_str().is_some_and(robolog::is_url) || robolog::is_rosbag2_path(path)? {
+        return options.open(path);
+    }
+    options.open_input(map(path)?)
+}
+
+/// The file at `path`, memory-mapped.
+#[allow(unsafe_code)]
+pub(crate) fn map(path: &Path) -> io::Result<robolog::Input> {
+    // SAFETY: `Input::map` asks that the file be neither truncated nor overwritten while it is
+    // mapped. The command line reads files its user names, for the length of one command; a
+    // log still being recorded is only appended to, which a mapping tolerates (it covers the
+    // length the file had when it was mapped). A file truncated by another process meanwhile
+    // would end the command with SIGBUS instead of an error: the command line accepts that,
+    // as other tools that map their input do, for reading chunks without copying them.
+    unsafe { robolog::Input::map(path) }
 }
 
 /// Opens `path` to read it front to back: a file with its index, a pipe as a stream.
@@ -128,21 +149,30 @@ pub(crate) fn open_log(path: &Path) -> Result<Log, Failure> {
     }
 }
 
-/// The input as one buffer (mapped when it is a file).
+/// The input as one buffer (mapped when it is a file), or a ROS 2 bag by path.
 pub(crate) enum Whole {
-    /// A file, by path.
-    File(PathBuf),
-    /// A pipe's bytes.
+    /// A ROS 2 bag (a directory of storage files, or an SQLite file), by path.
+    Rosbag2(PathBuf),
+    /// A file's bytes (mapped) or a pipe's.
     Bytes(Bytes),
 }
 
-/// `path` as a file to map, or the bytes of a pipe or of a URL's object.
+/// `path` as a ROS 2 bag, a mapped file, or the bytes of a pipe or of a URL's object.
 pub(crate) fn whole(path: &Path) -> Result<Whole, Failure> {
     if let Some(url) = path.to_str().filter(|p| robolog::is_url(p)) {
         return fetch_all(url).map(Whole::Bytes);
     }
     match source(path)? {
-        Source::File(file) => Ok(Whole::File(file)),
+        Source::File(file) => {
+            if robolog::is_rosbag2_path(&file).map_err(|e| Failure::open(e, path))? {
+                return Ok(Whole::Rosbag2(file));
+            }
+            let input = map(&file).map_err(|e| cannot_open(&e, path))?;
+            let bytes = input
+                .read_all()
+                .map_err(|e| Failure::about(format!("cannot read: {e}"), path, None))?;
+            Ok(Whole::Bytes(bytes))
+        }
         Source::Pipe(pipe) => Ok(Whole::Bytes(read_all(pipe, path)?)),
     }
 }

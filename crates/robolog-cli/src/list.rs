@@ -310,7 +310,7 @@ pub(crate) fn run_du(args: &ListArgs, out: &mut dyn Write) -> Result<Outcome, Fa
     let file = &args.file;
     let whole = input::whole(file)?;
     let log = match &whole {
-        Whole::File(path) => robolog::open(path),
+        Whole::Rosbag2(path) => robolog::open(path),
         Whole::Bytes(bytes) => robolog::open_bytes(bytes.clone()),
     }
     .map_err(|e| Failure::open(e, file))?;
@@ -327,7 +327,7 @@ pub(crate) fn run_du(args: &ListArgs, out: &mut dyn Write) -> Result<Outcome, Fa
     };
     if log.format() == Format::Mcap {
         usage.records = match &whole {
-            Whole::File(path) => {
+            Whole::Rosbag2(path) => {
                 let file = File::open(path).map_err(|e| Failure::io(e, path))?;
                 mcap_records(file, summary.file_size)
             }

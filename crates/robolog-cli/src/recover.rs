@@ -2,7 +2,7 @@
 //! may be in another format: the input is recovered in its own format first, beside the
 //! output, then converted.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use robolog::{ConvertOptions, Format, RecoverReport};
@@ -54,30 +54,11 @@ pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Fa
 
 /// The input's format, from its first bytes.
 fn format_of(whole: &Whole, path: &Path) -> Result<Format, Failure> {
-    let mut head = vec![0u8; robolog::SNIFF_LEN];
     let head = match whole {
-        Whole::Bytes(data) => &data[..data.len().min(head.len())],
-        // A ROS 2 bag's folder.
-        Whole::File(file) if file.is_dir() => return Ok(Format::Rosbag2),
-        Whole::File(file) => {
-            let n = std::fs::File::open(file)
-                .and_then(|mut f| read_head(&mut f, &mut head))
-                .map_err(|e| Failure::about(format!("cannot open: {e}"), path, None))?;
-            &head[..n]
-        }
+        Whole::Bytes(data) => &data[..data.len().min(robolog::SNIFF_LEN)],
+        Whole::Rosbag2(_) => return Ok(Format::Rosbag2),
     };
     robolog::sniff(head).map_err(|e| Failure::open(e, path))
-}
-
-fn read_head(file: &mut std::fs::File, head: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < head.len() {
-        match file.read(&mut head[got..])? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    Ok(got)
 }
 
 /// Recovers in the input's own format straight to the target.
@@ -87,23 +68,34 @@ fn recover_to(
     format: Format,
     input: &Path,
 ) -> Result<RecoverReport, Failure> {
-    if let Whole::File(path) = whole
-        && target.writes_path()
-    {
-        return robolog::recover_file(path, target.path()).map_err(|e| match e {
-            e @ robolog::Error::Io(_) if path.exists() => Failure::create(e, target.path()),
-            e => Failure::open(e, input),
-        });
-    }
     let data = match whole {
-        Whole::Bytes(data) => data.clone(),
-        Whole::File(path) => robolog::Bytes::from(
-            std::fs::read(path)
-                .map_err(|e| Failure::about(format!("cannot read: {e}"), input, None))?,
-        ),
+        Whole::Rosbag2(path) if target.writes_path() => {
+            return robolog::recover_file(path, target.path()).map_err(|e| match e {
+                e @ robolog::Error::Io(_) if path.exists() => Failure::create(e, target.path()),
+                e => Failure::open(e, input),
+            });
+        }
+        Whole::Rosbag2(_) => {
+            return Err(Failure::about(
+                "a ROS 2 bag is recovered into a directory: name one with -o",
+                input,
+                None,
+            ));
+        }
+        // The input is in memory (mapped): an I/O error is the output's.
+        Whole::Bytes(data) if target.writes_path() => {
+            return robolog::Output::file(target.path())
+                .and_then(|output| robolog::recover(data, output))
+                .map(|(report, _)| report)
+                .map_err(|e| match e {
+                    e @ robolog::Error::Io(_) => Failure::create(e, target.path()),
+                    e => Failure::open(e, input),
+                });
+        }
+        Whole::Bytes(data) => data,
     };
     let (output, spool) = target.open(format)?.split();
-    let (report, _) = robolog::recover(&data, output).map_err(|e| Failure::open(e, input))?;
+    let (report, _) = robolog::recover(data, output).map_err(|e| Failure::open(e, input))?;
     target.complete(spool)?;
     Ok(report)
 }
@@ -126,7 +118,7 @@ fn recover_converted(
     })?;
     let result = (|| {
         let report = match whole {
-            Whole::File(path) => robolog::recover_file(path, &temp),
+            Whole::Rosbag2(path) => robolog::recover_file(path, &temp),
             Whole::Bytes(data) => robolog::Output::file(&temp)
                 .and_then(|output| robolog::recover(data, output))
                 .map(|(report, _)| report),

@@ -9,7 +9,7 @@
 
 use std::error::Error;
 
-use robolog_framing::{ByteReader, Compression, Decompressor, load_file};
+use robolog_framing::{ByteReader, Compression, Decompressor, read_file};
 
 /// The fields of a bag record header we need: op, compression, size.
 fn header_fields(header: &[u8], base: u64) -> Result<(u8, String, u32), Box<dyn Error>> {
@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let path = std::env::args()
         .nth(1)
         .ok_or("usage: bag_chunks FILE.bag")?;
-    let bag = load_file(&path)?;
+    let bag = read_file(&path)?;
     let mut r = ByteReader::new(&bag);
     if r.read_bytes(13, "version line")? != b"#ROSBAG V2.0\n" {
         return Err("not a ROS bag 2.0 file".into());

@@ -10,7 +10,7 @@
 //! - [`crc32`] / [`Crc32`] and [`CountingWriter`] for checksummed single-pass writing;
 //! - [`ParallelMap`]: decode upcoming chunks on worker threads (a process-wide pool, started
 //!   once), results in order;
-//! - [`load_file`] (memory-mapped [`Bytes`]) and [`AtomicFile`] (outputs renamed into place on
+//! - [`read_file`] (a whole file as [`Bytes`]) and [`AtomicFile`] (outputs renamed into place on
 //!   success; [`remove_temporary_files`] for a program ending on a signal).
 //!
 //! ```
@@ -44,7 +44,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![cfg_attr(not(feature = "mmap"), forbid(unsafe_code))]
+#![forbid(unsafe_code)]
 
 mod atomic_file;
 mod bounded_read;
@@ -56,8 +56,8 @@ mod crc;
 mod error;
 mod inclusive_range;
 mod length;
-mod mapped_file;
 mod parallel_map;
+mod read_file;
 mod recycle_pool;
 mod worker_pool;
 
@@ -75,10 +75,8 @@ pub use crc::{Crc32, crc32};
 pub use error::{Error, ErrorKind};
 pub use inclusive_range::InclusiveRange;
 pub use length::{LengthBound, check_len};
-#[cfg(feature = "mmap")]
-pub use mapped_file::map_file;
-pub use mapped_file::{load_file, read_file};
 pub use parallel_map::{ParallelMap, default_threads};
+pub use read_file::read_file;
 pub use recycle_pool::RecyclePool;
 pub use worker_pool::MAX_POOL_THREADS;
 

@@ -236,6 +236,18 @@ impl Container for Chunks {
         })
     }
 
+    fn topic_order(&self) -> Vec<u32> {
+        let mut channels: Vec<(&str, u16)> = self
+            .shared
+            .summary
+            .channels
+            .values()
+            .map(|c| (&*c.topic, c.id))
+            .collect();
+        channels.sort_unstable();
+        channels.into_iter().map(|(_, id)| u32::from(id)).collect()
+    }
+
     fn prefetch(&self, chunks: &[usize], want: &Want) {
         // Each chunk record, and the MessageIndex records right after it when the query will
         // read them (it does unless it wants every message of the chunk).

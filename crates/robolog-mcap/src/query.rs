@@ -243,11 +243,28 @@ fn draft_iter(reader: &McapReader, all: &Bytes, want: &Want, order: Order) -> Me
             Err(_) => true,
         })
         .collect();
-    if order != Order::File {
-        messages.sort_by_key(|m| m.as_ref().map(|m| m.log_time).unwrap_or(u64::MAX));
-    }
-    if order == Order::ReverseLogTime {
-        messages.reverse();
+    match order {
+        Order::File => {}
+        Order::LogTime | Order::ReverseLogTime => {
+            messages.sort_by_key(|m| m.as_ref().map(|m| m.log_time).unwrap_or(u64::MAX));
+            if order == Order::ReverseLogTime {
+                messages.reverse();
+            }
+        }
+        Order::Topic => {
+            let mut channels: Vec<(&str, u16)> = reader
+                .summary()
+                .channels
+                .values()
+                .map(|c| (&*c.topic, c.id))
+                .collect();
+            channels.sort_unstable();
+            let rank = |id: u16| channels.iter().position(|&(_, c)| c == id);
+            messages.sort_by_key(|m| match m {
+                Ok(m) => (rank(m.channel_id).unwrap_or(usize::MAX - 1), m.log_time),
+                Err(_) => (usize::MAX, u64::MAX),
+            });
+        }
     }
     MessageIter {
         inner: Inner::Listed {

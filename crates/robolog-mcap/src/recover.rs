@@ -145,14 +145,14 @@ pub fn recover_with<W: Write>(
 }
 
 /// Recovers the file at `input` into `output` (written atomically: nothing appears under
-/// `output` unless recovery finishes).
+/// `output` unless recovery finishes). The input is read into memory whole.
 pub fn recover_file(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
     opts: WriteOptions,
 ) -> Result<Report> {
     let data =
-        robolog_framing::load_file(input).map_err(|source| McapError::Io { offset: 0, source })?;
+        robolog_framing::read_file(input).map_err(|source| McapError::Io { offset: 0, source })?;
     let file = AtomicFile::create(output).map_err(|source| McapError::Io { offset: 0, source })?;
     let (file, report) = recover(&data, std::io::BufWriter::new(file), opts)?;
     let file = file.into_inner().map_err(|e| McapError::Io {

@@ -79,6 +79,15 @@ impl Want {
         }
     }
 
+    /// The same times, on `channel` alone.
+    pub(crate) fn only(&self, channel: u32) -> Self {
+        Self {
+            channels: Some(vec![channel]),
+            first: self.first,
+            last: self.last,
+        }
+    }
+
     /// Every message.
     pub fn everything() -> Self {
         Self {
@@ -229,6 +238,15 @@ pub trait Container: Send + Sync + 'static {
     /// fetched ahead, neighbours together. The default does nothing.
     fn prefetch(&self, chunks: &[usize], want: &Want) {
         let _ = (chunks, want);
+    }
+
+    /// Every channel id in topic order: by topic name, then id. [`Order::Topic`] reads the
+    /// wanted ones one after the other, in this order. The default, none, makes
+    /// [`Order::Topic`] read in log-time order.
+    ///
+    /// [`Order::Topic`]: crate::Order::Topic
+    fn topic_order(&self) -> Vec<u32> {
+        Vec::new()
     }
 
     /// Appends the wanted messages of decoded chunk `chunk` to `out`, in record order. Returns

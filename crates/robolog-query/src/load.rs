@@ -40,6 +40,11 @@ impl<E: Entry> Batch<E> {
         }
     }
 
+    /// A copy of a batch made by [`Batch::flat`], for another query over the same messages.
+    pub(crate) fn copy_flat(&self) -> Self {
+        Self::flat(self.content.clone().unwrap_or_default(), self.entries.clone())
+    }
+
     fn of_chunk(chunk: usize, meta: &ChunkMeta, decoded: Decoded, entries: Vec<E>) -> Self {
         Self {
             chunk: Some(chunk),
@@ -228,7 +233,7 @@ pub(crate) fn sorted<E: Entry>(mut entries: Vec<E>, order: Order) -> Vec<E> {
                 entries.sort_unstable_by_key(|e| e.offset());
             }
         }
-        Order::LogTime | Order::ReverseLogTime => {
+        Order::LogTime | Order::ReverseLogTime | Order::Topic => {
             // Found in record order, entries with equal times are in file order already.
             if !entries.is_sorted_by_key(|e| e.time()) {
                 entries.sort_unstable_by_key(|e| (e.time(), e.offset()));

@@ -112,7 +112,40 @@ impl<C: Container> Query<C> {
     }
 
     /// Runs the query: plans the chunks it needs and starts loading them.
-    pub fn run(self) -> Messages<C> {
+    pub fn run(mut self) -> Messages<C> {
+        if self.order != Order::Topic {
+            return self.run_one();
+        }
+        self.order = Order::LogTime;
+        let mut channels = self.container.topic_order();
+        if channels.is_empty() {
+            return self.run_one();
+        }
+        channels.retain(|&c| self.want.wants_channel(c));
+        // One query per channel: the last one's want first, to be popped last.
+        let mut rest: Vec<Want> = channels.iter().rev().map(|&c| self.want.only(c)).collect();
+        self.want = rest.pop().unwrap_or_else(|| Want::new(Some([]), ..));
+        let buffers = self.buffers.take().unwrap_or_default();
+        self.buffers = Some(buffers);
+        let mut next = Query {
+            container: Arc::clone(&self.container),
+            want: Want::everything(),
+            order: Order::LogTime,
+            threads: self.threads,
+            whole_chunks: self.whole_chunks,
+            buffers: self.buffers.clone(),
+            flat: None,
+            min_work: self.min_work,
+            cache_bytes: self.cache_bytes,
+        };
+        next.flat = self.flat.as_ref().map(Batch::copy_flat);
+        let mut messages = self.run_one();
+        messages.then = Some(Box::new(Then { next, rest }));
+        messages
+    }
+
+    /// Runs the query in its order, which is not [`Order::Topic`].
+    fn run_one(self) -> Messages<C> {
         let container = self.container;
         let want = Arc::new(self.want);
         let order = self.order;
@@ -158,6 +191,7 @@ impl<C: Container> Query<C> {
             cached: 0,
             cache_limit: self.cache_bytes,
             stale_top: false,
+            then: None,
         };
         if let Some(mut flat) = self.flat {
             let want = &messages.want;
@@ -267,6 +301,16 @@ pub struct Messages<C: Container> {
     /// The heap's only entry is behind its batch: [`Messages::next_from_only_batch`] took
     /// messages without updating it.
     stale_top: bool,
+    /// [`Order::Topic`]: the queries of the channels still to read.
+    then: Option<Box<Then<C>>>,
+}
+
+/// The channels an [`Order::Topic`] query still has to read, one query each.
+struct Then<C: Container> {
+    /// The query's settings (its want is replaced for each channel).
+    next: Query<C>,
+    /// The wants of the channels to come, the next one last.
+    rest: Vec<Want>,
 }
 
 impl<C: Container> std::fmt::Debug for Messages<C> {
@@ -286,12 +330,19 @@ impl<C: Container> Messages<C> {
         if let Some(done) = self.retired.take() {
             self.recycle(done);
         }
-        let (entry, slot) = match self.next_from_only_batch() {
-            Some(found) => found,
-            None => match self.advance()? {
-                Ok(found) => found,
-                Err(e) => return Some(Err(e)),
-            },
+        let (entry, slot) = loop {
+            if let Some(found) = self.next_from_only_batch() {
+                break found;
+            }
+            match self.advance() {
+                Some(Ok(found)) => break found,
+                Some(Err(e)) => return Some(Err(e)),
+                None => {
+                    if !self.start_next_channel() {
+                        return None;
+                    }
+                }
+            }
         };
         let batch = match slot {
             RETIRED => self.retired.as_ref(),
@@ -347,7 +398,7 @@ impl<C: Container> Messages<C> {
             return false;
         };
         match self.order {
-            Order::File | Order::LogTime => bound <= primary,
+            Order::File | Order::LogTime | Order::Topic => bound <= primary,
             Order::ReverseLogTime => bound >= primary,
         }
     }
@@ -407,6 +458,33 @@ impl<C: Container> Messages<C> {
                 None => self.next_chunk = self.bounds.len(),
             }
         }
+    }
+
+    /// [`Order::Topic`]: when this channel's messages are all out, starts the query of the next
+    /// channel in its place. False when there is none.
+    #[cold]
+    fn start_next_channel(&mut self) -> bool {
+        let Some(mut then) = self.then.take() else {
+            return false;
+        };
+        let Some(want) = then.rest.pop() else {
+            return false;
+        };
+        let flat = then.next.flat.as_ref().map(Batch::copy_flat);
+        let query = Query {
+            container: Arc::clone(&then.next.container),
+            want,
+            order: Order::LogTime,
+            threads: then.next.threads,
+            whole_chunks: then.next.whole_chunks,
+            buffers: then.next.buffers.clone(),
+            flat,
+            min_work: then.next.min_work,
+            cache_bytes: then.next.cache_bytes,
+        };
+        *self = query.run_one();
+        self.then = Some(then);
+        true
     }
 
     /// Takes the heap's next message: its entry, and the slot it came from ([`RETIRED`] when

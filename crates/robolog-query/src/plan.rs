@@ -34,7 +34,7 @@ pub(crate) fn plan(
         .collect();
     match order {
         Order::File => picked.sort_by_key(|&i| chunks[i].position),
-        Order::LogTime => picked.sort_by_key(|&i| (chunks[i].start_ns, chunks[i].position)),
+        Order::LogTime | Order::Topic => picked.sort_by_key(|&i| (chunks[i].start_ns, chunks[i].position)),
         Order::ReverseLogTime => {
             picked.sort_by_key(|&i| Reverse((chunks[i].end_ns, chunks[i].position)));
         }
@@ -59,7 +59,7 @@ pub(crate) fn plan(
 /// The key before which, in the query's order, a chunk can hold no message.
 fn bound(chunk: &ChunkMeta, order: Order) -> u64 {
     match order {
-        Order::LogTime => chunk.start_ns,
+        Order::LogTime | Order::Topic => chunk.start_ns,
         Order::ReverseLogTime => chunk.end_ns,
         Order::File => chunk.position,
     }

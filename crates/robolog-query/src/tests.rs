@@ -53,6 +53,8 @@ struct Fake {
     walks: AtomicUsize,
     /// The chunks of every query's prefetch call.
     prefetched: Mutex<Vec<Vec<usize>>>,
+    /// What [`Container::topic_order`] says.
+    topic_order: Vec<u32>,
 }
 
 fn record(channel: u32, time: u64, payload: u8) -> Vec<u8> {
@@ -95,6 +97,7 @@ impl Fake {
             reads: Mutex::new(Vec::new()),
             walks: AtomicUsize::new(0),
             prefetched: Mutex::new(Vec::new()),
+            topic_order: Vec::new(),
         }
     }
 
@@ -167,6 +170,10 @@ impl Container for Fake {
 
     fn prefetch(&self, chunks: &[usize], _want: &Want) {
         self.prefetched.lock().unwrap().push(chunks.to_vec());
+    }
+
+    fn topic_order(&self) -> Vec<u32> {
+        self.topic_order.clone()
     }
 
     fn message_at(&self, content: &[u8], offset: u64) -> Option<Rec> {
@@ -430,4 +437,59 @@ fn decode_buffers_come_back_for_later_chunks() {
     drop(messages);
     // Each chunk was decoded into a buffer that came back.
     assert!(pool.take().capacity() > 0);
+}
+
+#[test]
+fn topic_order_reads_channel_after_channel_each_in_log_time_and_only_its_chunks() {
+    for threads in [0, 2] {
+        let mut fake = overlapping(true);
+        // Channel 2's topic sorts before channel 1's; channel 3 has no messages.
+        fake.topic_order = vec![3, 2, 1];
+        let fake = Arc::new(fake);
+        let query = |want: Want| {
+            Query::new(Arc::clone(&fake), want)
+                .order(Order::Topic)
+                .threads(threads)
+                .tuned(0, usize::MAX)
+        };
+        let all = run(query(Want::everything()));
+        let got: Vec<(u64, u32)> = all.iter().map(|r| r.clone().map(|m| (m.0, m.1)).unwrap()).collect();
+        assert_eq!(
+            got,
+            [(20, 2), (25, 2), (40, 2), (10, 1), (15, 1), (30, 1), (30, 1), (30, 1), (50, 1)]
+        );
+        // Channel 1 from time 30 on: its chunks alone, in log-time order.
+        fake.reads.lock().unwrap().clear();
+        let one = run(query(Want::new(Some([1]), 30..)));
+        assert_eq!(times(&one), [30, 30, 30, 50]);
+        // The wanted channels only, still in topic order.
+        let two = run(query(Want::new(Some([1, 2]), 25..=40)));
+        let got: Vec<(u64, u32)> = two.iter().map(|r| r.clone().map(|m| (m.0, m.1)).unwrap()).collect();
+        assert_eq!(got, [(25, 2), (40, 2), (30, 1), (30, 1), (30, 1)]);
+        // Nothing wanted: nothing read.
+        assert!(run(query(Want::new(Some([4]), ..))).is_empty());
+    }
+    // A container that does not tell its topics: log-time order.
+    let plain = run(Query::new(Arc::new(overlapping(true)), Want::everything()).order(Order::Topic));
+    assert_eq!(times(&plain), [10, 15, 20, 25, 30, 30, 30, 40, 50]);
+}
+
+#[test]
+fn topic_order_serves_messages_outside_chunks_per_channel() {
+    let mut flat = Vec::new();
+    let mut entries = Vec::new();
+    for (i, (channel, time)) in [(1u32, 5u64), (2, 3), (1, 1), (2, 9)].into_iter().enumerate() {
+        let offset = flat.len() as u64;
+        flat.extend_from_slice(&record(channel, time, i as u8));
+        entries.push(Rec { channel, time, offset });
+    }
+    let mut with_topics = Fake::new(&[], false);
+    with_topics.topic_order = vec![2, 1];
+    let got = run(
+        Query::new(Arc::new(with_topics), Want::everything())
+            .order(Order::Topic)
+            .flat(Batch::flat(Bytes::from(flat), entries)),
+    );
+    let got: Vec<(u64, u32, u8)> = got.into_iter().map(Result::unwrap).collect();
+    assert_eq!(got, [(3, 2, 1), (9, 2, 3), (1, 1, 2), (5, 1, 0)]);
 }

@@ -127,6 +127,18 @@ impl Container for Chunks {
     type Entry = BagEntry;
     type Error = Error;
 
+    fn topic_order(&self) -> Vec<u32> {
+        let mut connections: Vec<(&str, u32)> = self
+            .data
+            .connections
+            .iter()
+            .map(|c| (c.topic.as_str(), c.id))
+            .collect();
+        connections.sort_unstable();
+        connections.dedup();
+        connections.into_iter().map(|(_, id)| id).collect()
+    }
+
     fn chunks(&self) -> &[ChunkMeta] {
         &self.metas
     }

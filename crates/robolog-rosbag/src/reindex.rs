@@ -202,13 +202,13 @@ fn convert_v12<W: Write + Seek>(
 }
 
 /// Reindexes the bag at `input` into a new file at `output`, which appears only once it is
-/// complete (it may be the input's own path).
+/// complete (it may be the input's own path). The input is read into memory whole.
 pub fn reindex_file(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
     options: &ReindexOptions,
 ) -> Result<ReindexReport> {
-    let data = robolog_framing::load_file(input)?;
+    let data = robolog_framing::read_file(input)?;
     let file = AtomicFile::create(output)?;
     let mut out = BufWriter::new(file);
     let report = reindex(&data, &mut out, options)?;

@@ -62,7 +62,8 @@ pub use metadata::{
 };
 pub use problem::{Problem, Severity};
 pub use qos::QosProfile;
-pub use query::{Message, Messages, Order, Query};
+pub use query::{Message, Messages, Query};
+pub use robolog_query::Order;
 pub use recover::{FileReport, Method, RecoverReport, recover};
 pub use robolog_framing::Bytes;
 pub use storage::StorageId;

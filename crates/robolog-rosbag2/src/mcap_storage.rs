@@ -3,9 +3,8 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use robolog_mcap::{McapReader, ReadOptions};
+use robolog_mcap::{Input, McapReader, ReadOptions};
 
-use crate::Order;
 use crate::definition::Definition;
 use crate::error::{Error, Result};
 use crate::metadata::{BagMetadata, TopicMetadata};
@@ -25,7 +24,7 @@ pub(crate) struct McapStorage {
 
 impl McapStorage {
     pub(crate) fn open(path: &Path, readable: &Path, options: ReadOptions) -> Result<Self> {
-        let data = robolog_framing::load_file(readable).map_err(|e| Error::io(path, e))?;
+        let data = Input::open(readable).map_err(|e| Error::io(path, e))?;
         let reader = McapReader::open_with(data, options).map_err(|e| Error::mcap(path, e))?;
         let mut notes = Vec::new();
         let summary = reader.summary();
@@ -148,10 +147,7 @@ impl McapStorage {
         let mut q = self
             .reader
             .messages()
-            .order(match query.order {
-                Order::LogTime => robolog_mcap::Order::LogTime,
-                Order::File => robolog_mcap::Order::File,
-            })
+            .order(query.order)
             .time_range(query.start..=query.end_inclusive);
         if let Some(ids) = &query.topics {
             q = q.channel_ids(ids.iter().filter_map(|&id| u16::try_from(id).ok()));
@@ -216,7 +212,7 @@ fn count_messages(reader: &McapReader) -> robolog_mcap::Result<FileCounts> {
         ..FileCounts::default()
     };
     let mut per: std::collections::BTreeMap<i64, u64> = Default::default();
-    let mut it = reader.messages().order(robolog_mcap::Order::File).iter()?;
+    let mut it = reader.messages().order(crate::Order::File).iter()?;
     while let Some(m) = it.next_ref() {
         let m = m?;
         counts.message_count += 1;

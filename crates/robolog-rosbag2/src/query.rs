@@ -1,11 +1,12 @@
-//! Queries over a bag's messages: topics and receive-time range, in time or file order,
-//! merged across split files.
+//! Queries over a bag's messages: topics and receive-time range, in time (forward or
+//! reverse), file or topic order, merged across split files.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::RangeBounds;
 
 use robolog_framing::{Bytes, Decompressor, InclusiveRange};
+pub use robolog_query::Order;
 
 use crate::bag::{Bag, Reader};
 use crate::compression::{ZSTD_MAGIC, decompress_message};
@@ -14,17 +15,6 @@ use crate::mcap_storage::McapMessages;
 use crate::metadata::CompressionMode;
 use crate::sqlite::read::Db3Messages;
 use crate::storage::{FileQuery, RawMessage};
-
-/// The order messages come out in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Order {
-    /// By receive time; equal times in file order (sqlite rows by id), earlier split files
-    /// first.
-    #[default]
-    LogTime,
-    /// As stored: file after file, each in its own order (sqlite rows by id, MCAP records).
-    File,
-}
 
 /// A message of a bag.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +71,11 @@ impl<'b> Query<'b> {
         self
     }
 
-    /// The order (receive time by default).
+    /// The order (receive time by default). In log-time order, equal times come in file order
+    /// (sqlite rows by id, earlier split files first), and [`Order::ReverseLogTime`] is its
+    /// exact reverse; [`Order::File`] reads file after file, each in its own order (sqlite rows
+    /// by id, MCAP records); [`Order::Topic`] reads topic after topic, by name (then id), each
+    /// in log-time order.
     pub fn order(mut self, order: Order) -> Self {
         self.order = order;
         self
@@ -89,6 +83,9 @@ impl<'b> Query<'b> {
 
     /// Runs the query.
     pub fn iter(self) -> Result<Messages> {
+        if self.order == Order::Topic {
+            return self.iter_by_topic();
+        }
         let data = &self.bag.inner;
         let mut wanted: Option<Vec<u32>> = None;
         if let Some(names) = &self.topics {
@@ -148,6 +145,10 @@ impl<'b> Query<'b> {
                 let b = &data.files[w[1].0].info;
                 a.end_ns <= b.start_ns
             });
+        let reverse = self.order == Order::ReverseLogTime;
+        if reverse {
+            plans.reverse();
+        }
         let decompress = match data.compression {
             Some(CompressionMode::Message) => Decompress::Always,
             Some(_) => Decompress::Never,
@@ -159,15 +160,61 @@ impl<'b> Query<'b> {
             sources: Vec::new(),
             heap: BinaryHeap::new(),
             sequential,
+            reverse,
             errors_pending: Vec::new(),
             decompress,
             decompressor: Decompressor::new(),
+            then: None,
         };
         if !sequential {
             messages.start_all()?;
         }
         Ok(messages)
     }
+
+    /// [`Order::Topic`]: the query of the first wanted topic, which goes on with the others.
+    fn iter_by_topic(self) -> Result<Messages> {
+        let data = &self.bag.inner;
+        let mut topics: Vec<(&str, u32)> = data
+            .topics
+            .iter()
+            .filter(|t| {
+                self.topics.as_ref().is_none_or(|n| n.contains(&t.metadata.name))
+                    && self.topic_ids.as_ref().is_none_or(|ids| ids.contains(&t.id))
+            })
+            .map(|t| (t.metadata.name.as_str(), t.id))
+            .collect();
+        topics.sort_unstable();
+        // The last topic first, to be popped last.
+        let mut rest: Vec<u32> = topics.into_iter().rev().map(|(_, id)| id).collect();
+        let first = rest.pop();
+        let mut messages = self.one_topic(first)?;
+        messages.then = Some(Then {
+            rest,
+            range: self.range,
+        });
+        Ok(messages)
+    }
+
+    /// The messages of `topic` (none for `None`) in the query's range, in log-time order.
+    fn one_topic(&self, topic: Option<u32>) -> Result<Messages> {
+        Query {
+            bag: self.bag,
+            topics: None,
+            topic_ids: Some(topic.into_iter().collect()),
+            range: self.range,
+            order: Order::LogTime,
+        }
+        .iter()
+    }
+}
+
+/// The topics an [`Order::Topic`] query has still to read.
+#[derive(Debug)]
+struct Then {
+    /// Their ids, the next one last.
+    rest: Vec<u32>,
+    range: InclusiveRange,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,12 +247,17 @@ pub struct Messages {
     plans: std::collections::VecDeque<(usize, FileQuery)>,
     /// (file index, source) of the files being read.
     sources: Vec<(usize, Source)>,
-    /// Merge heap: (log time, source index), with the message waiting.
-    heap: BinaryHeap<Reverse<(u64, usize, Pending)>>,
+    /// Merge heap: (log time, file index) (both inverted in reverse order), source index,
+    /// and the message waiting.
+    heap: BinaryHeap<Reverse<(u64, usize, usize, Pending)>>,
     sequential: bool,
+    /// [`Order::ReverseLogTime`].
+    reverse: bool,
     errors_pending: Vec<Error>,
     decompress: Decompress,
     decompressor: Decompressor,
+    /// [`Order::Topic`]: the topics still to read.
+    then: Option<Then>,
 }
 
 /// A message waiting in the merge heap, ordered by nothing (the key is outside).
@@ -261,7 +313,15 @@ impl Messages {
     /// they come out at once.
     fn refill(&mut self, i: usize) {
         match self.sources[i].1.next() {
-            Some(Ok(m)) => self.heap.push(Reverse((m.log_time, i, Pending(m)))),
+            Some(Ok(m)) => {
+                let file = self.sources[i].0;
+                let key = if self.reverse {
+                    (!m.log_time, !file)
+                } else {
+                    (m.log_time, file)
+                };
+                self.heap.push(Reverse((key.0, key.1, i, Pending(m))));
+            }
             Some(Err(e)) => self.errors_pending.push(e),
             None => {}
         }
@@ -314,6 +374,37 @@ impl Iterator for Messages {
     type Item = Result<Message>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(item) = self.next_of_query() {
+                return Some(item);
+            }
+            // Order::Topic: this topic is done; the next one's query takes over.
+            let mut then = self.then.take()?;
+            let topic = then.rest.pop()?;
+            let next = Query {
+                bag: &self.bag,
+                topics: None,
+                topic_ids: Some(vec![topic]),
+                range: then.range,
+                order: Order::LogTime,
+            }
+            .iter();
+            match next {
+                Ok(next) => {
+                    *self = next;
+                    self.then = Some(then);
+                }
+                Err(e) => {
+                    self.then = Some(then);
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+impl Messages {
+    fn next_of_query(&mut self) -> Option<Result<Message>> {
         if let Some(e) = self.errors_pending.pop() {
             return Some(Err(e));
         }
@@ -336,7 +427,7 @@ impl Iterator for Messages {
                 }
             }
         }
-        let Reverse((_, i, Pending(raw))) = self.heap.pop()?;
+        let Reverse((_, _, i, Pending(raw))) = self.heap.pop()?;
         self.refill(i);
         let index = self.sources[i].0;
         Some(self.finish(index, raw))

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use robolog_framing::{Decompressor, load_file};
+use robolog_framing::{Decompressor, read_file};
 
 use crate::bag::{OpenOptions, Reader};
 use crate::compression::{ZSTD_MAGIC, decompress_message};
@@ -312,7 +312,7 @@ fn recover_pages(
     sink: &mut Sink<'_>,
     problems: &mut Vec<Problem>,
 ) -> Result<FileReport> {
-    let file = load_file(path).map_err(|e| Error::io(path, e))?;
+    let file = read_file(path).map_err(|e| Error::io(path, e))?;
     let wal = std::fs::read(wal_path(path)).ok();
     let pages = Pages::new(&file, wal.as_deref());
     let note = |problems: &mut Vec<Problem>, severity, message: String| {
@@ -552,7 +552,7 @@ fn recover_mcap(
     sink: &mut Sink<'_>,
     problems: &mut Vec<Problem>,
 ) -> Result<FileReport> {
-    let data = load_file(path).map_err(|e| Error::io(path, e))?;
+    let data = read_file(path).map_err(|e| Error::io(path, e))?;
     let options = robolog_mcap::WriteOptions::default()
         .with_profile("ros2")
         .with_compression(robolog_framing::Compression::None);

@@ -86,8 +86,8 @@ pub(crate) struct BagLog {
 }
 
 impl BagLog {
-    pub(crate) fn open(data: Bytes) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let bag = open_bag(data)?;
+    pub(crate) fn open(input: Input) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
+        let bag = open_bag(input)?;
         let mut builder = ChannelBuilder::default();
         let channels = bag
             .connections()
@@ -200,10 +200,7 @@ impl BagLog {
             .bag
             .messages()
             .time_range(filter.start_ns()..=filter.end_ns_inclusive())
-            .order(match order {
-                Order::LogTime | Order::Topic => robolog_rosbag::Order::LogTime,
-                Order::File => robolog_rosbag::Order::File,
-            });
+            .order(order);
         if let Some(ids) = &selection.channels {
             query = query.connections(ids.iter().copied());
         }

@@ -426,6 +426,9 @@ impl BddfLog {
         }
         match order {
             Order::LogTime | Order::Topic => plan.sort_unstable_by_key(|b| (b.time, b.offset)),
+            Order::ReverseLogTime => {
+                plan.sort_unstable_by_key(|b| std::cmp::Reverse((b.time, b.offset)));
+            }
             Order::File => plan.sort_unstable_by_key(|b| b.offset),
         }
         let verify = filter.is_everything()

@@ -37,7 +37,9 @@ impl CheckReport {
 /// Checks the log at `path`; see [`check_bytes`]. A ROS 2 bag (a directory or `.db3`) is
 /// checked as a whole: what opening finds (a missing or stale metadata.yaml, an unreadable
 /// `-wal`), every message read, each MCAP storage file through the MCAP checks, and (with the
-/// `cdr` feature) each topic's recorded type hash against its definition.
+/// `cdr` feature) each topic's recorded type hash against its definition. Another file is
+/// read into memory whole (a caller that can promise the file stays as it is may pass
+/// [`check_bytes`] a memory map instead: `robolog::Input::map`).
 pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
     let path = path.as_ref();
     if crate::sniff::is_rosbag2_path(path)? {
@@ -52,7 +54,7 @@ pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
             });
         }
     }
-    check_bytes(robolog_framing::load_file(path)?)
+    check_bytes(robolog_framing::read_file(path)?)
 }
 
 /// Checks a log's structure and reads every message, reporting each problem with its offset:

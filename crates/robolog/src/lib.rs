@@ -165,7 +165,7 @@ pub use robolog_framing::{Bytes, remove_temporary_files};
 pub use robolog_query::{Input, ReadAt};
 #[cfg(feature = "rosbag2")]
 pub use rosbag2_writer::Rosbag2Writer;
-pub use sniff::{SNIFF_LEN, sniff};
+pub use sniff::{SNIFF_LEN, is_rosbag2_path, sniff};
 pub use stream::{Item, LogStream, open_reader};
 pub use summary::{
     AttachmentSummary, ChannelSummary, ChunkInfo, ChunkSummary, CompressionSummary, IndexUse,

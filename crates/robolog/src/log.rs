@@ -1,5 +1,5 @@
-//! Opening a log held in memory (usually memory-mapped), whatever its format, and querying its
-//! messages through the one model.
+//! Opening a log (a file read by position, a buffer, a memory map the caller opted into),
+//! whatever its format, and querying its messages through the one model.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -101,8 +101,9 @@ impl OpenOptions {
         self
     }
 
-    /// Opens the log at `path` (memory-mapped when the `mmap` feature is on). A directory, or
-    /// an SQLite (`.db3`) or zstd-compressed `.db3.zstd`/`.mcap.zstd` file, is a ROS 2 bag.
+    /// Opens the log at `path`. A directory, or an SQLite (`.db3`) or zstd-compressed
+    /// `.db3.zstd`/`.mcap.zstd` file, is a ROS 2 bag. Other files are read as
+    /// [`OpenOptions::open_input`] reads an [`Input::open`] (by position).
     ///
     /// With the `remote` feature, `path` may be a URL ([`is_url`]: `http://`, `https://`,
     /// `s3://`): the log is then read by ranged requests (see [`OpenOptions::open_input`]).
@@ -131,7 +132,7 @@ impl OpenOptions {
                 });
             }
         }
-        self.open_bytes(robolog_framing::load_file(path)?)
+        self.open_input(Input::open(path)?)
     }
 
     #[cfg(feature = "remote")]
@@ -148,10 +149,18 @@ impl OpenOptions {
         )))
     }
 
-    /// Opens a log read through `input` (a file read by position, a remote object, a
-    /// buffer): an MCAP file through its index, by position, so that its summary costs a read
-    /// of its tail and a query the chunks it selects; the other formats are read whole first.
-    /// (A ROS 2 bag is a directory or an SQLite file: open it by path.)
+    /// Opens a log held in memory. (A ROS 2 bag is a directory or an SQLite file: open it by
+    /// path with [`OpenOptions::open`].)
+    pub fn open_bytes(&self, data: Bytes) -> Result<Log> {
+        self.open_input(Input::from(data))
+    }
+
+    /// Opens the log read through `input`: a file read by position ([`Input::open`]), a
+    /// buffer, a memory map ([`Input::map`], an `unsafe` opt-in), any other [`ReadAt`] source.
+    /// Bags and MCAP files are read by position, through their index when they have one (a
+    /// query reads the chunks it needs); a BDDF file, and a bag or MCAP file without a usable
+    /// index, is read whole. (A ROS 2 bag is a directory or an SQLite file: open it by path
+    /// with [`OpenOptions::open`].)
     ///
     /// ```
     /// use robolog::{Input, OpenOptions};
@@ -163,33 +172,11 @@ impl OpenOptions {
     /// assert!(log.summary()?.message_count > 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// [`ReadAt`]: robolog_query::ReadAt
+    /// [`Input::map`]: robolog_query::Input::map
     pub fn open_input(&self, input: Input) -> Result<Log> {
-        if let Some(bytes) = input.in_memory() {
-            return self.open_bytes(bytes.clone());
-        }
-        let head = input.read_up_to(0, SNIFF_LEN as u64)?;
-        let format = sniff(&head)?;
-        format.require_enabled()?;
-        #[cfg(feature = "mcap")]
-        if format == Format::Mcap {
-            let (b, channels, problems) =
-                crate::mcap_log::McapLog::open(input.clone(), self.check_uncompressed_chunks)?;
-            return Ok(Log {
-                format,
-                backend: Backend::Mcap(Box::new(b)),
-                channels,
-                problems,
-                file_size: input.len(),
-                input,
-            });
-        }
-        self.open_bytes(input.read_all()?)
-    }
-
-    /// Opens a log held in memory. (A ROS 2 bag is a directory or an SQLite file: open it by
-    /// path with [`OpenOptions::open`].)
-    pub fn open_bytes(&self, data: Bytes) -> Result<Log> {
-        let format = sniff(&data[..data.len().min(SNIFF_LEN)])?;
+        let format = sniff(&input.read_up_to(0, SNIFF_LEN as u64)?)?;
         format.require_enabled()?;
         if format == Format::Rosbag2 {
             return Err(Error::Usage(
@@ -197,23 +184,23 @@ impl OpenOptions {
                     .into(),
             ));
         }
-        let file_size = data.len() as u64;
-        let input = Input::from(data.clone());
+        let file_size = input.len();
         let (backend, channels, problems) = match format {
             #[cfg(feature = "rosbag")]
             Format::Bag => {
-                let (b, c, p) = crate::bag_log::BagLog::open(data)?;
+                let (b, c, p) = crate::bag_log::BagLog::open(input.clone())?;
                 (Backend::Bag(b), c, p)
             }
             #[cfg(feature = "mcap")]
             Format::Mcap => {
                 let (b, c, p) =
-                    crate::mcap_log::McapLog::open(data, self.check_uncompressed_chunks)?;
+                    crate::mcap_log::McapLog::open(input.clone(), self.check_uncompressed_chunks)?;
                 (Backend::Mcap(Box::new(b)), c, p)
             }
             #[cfg(feature = "bddf")]
             Format::Bddf => {
-                let (b, c, p) = crate::bddf_log::BddfLog::open(data, self.negative_times)?;
+                let (b, c, p) =
+                    crate::bddf_log::BddfLog::open(input.read_all()?, self.negative_times)?;
                 (Backend::Bddf(b), c, p)
             }
             #[allow(unreachable_patterns)]

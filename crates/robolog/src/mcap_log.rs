@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use robolog_framing::Bytes;
 use robolog_mcap::{McapReader, ReadOptions, SummarySource};
+use robolog_query::Input;
 
 use crate::error::{Error, Result};
 use crate::format::Format;
@@ -418,10 +419,7 @@ impl McapLog {
         let mut query = self
             .reader
             .messages()
-            .order(match order {
-                Order::LogTime | Order::Topic => robolog_mcap::Order::LogTime,
-                Order::File => robolog_mcap::Order::File,
-            })
+            .order(order)
             .time_range(filter.start_ns()..=filter.end_ns_inclusive());
         if let Some(ids) = &selection.channels {
             // Channel ids come from this file, so they fit in u16.
@@ -435,6 +433,11 @@ impl McapLog {
             })
             .cloned()
             .collect();
+        let mut tail = tail;
+        if order == Order::ReverseLogTime {
+            // Sorted by log time, equal times in file order: now the exact reverse.
+            tail.reverse();
+        }
         Ok(MessagesInner::Mcap(Box::new(McapMessages {
             inner: query.iter()?,
             channels: channels.to_vec(),
@@ -476,7 +479,12 @@ impl McapMessages {
             (None, None) => return None,
             (None, Some(_)) => true,
             (Some(_), None) => false,
-            (Some(head), Some(tail)) => self.order != Order::File && tail.log_time < head.log_time,
+            (Some(head), Some(tail)) => match self.order {
+                Order::File => false,
+                // The tail follows the others in the file: after them at equal times.
+                Order::ReverseLogTime => tail.log_time >= head.log_time,
+                Order::LogTime | Order::Topic => tail.log_time < head.log_time,
+            },
         };
         Some(if tail_first {
             let m = self.tail.next()?;

@@ -12,18 +12,7 @@ use robolog_framing::InclusiveRange;
 use crate::error::{Error, Result};
 use crate::model::Channel;
 
-/// The order messages come out in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Order {
-    /// By log time; equal times in file order.
-    #[default]
-    LogTime,
-    /// As stored in the file (cheapest: no merging of overlapping chunks).
-    File,
-    /// Channel after channel, by topic name (then channel id), each in log-time order: what a
-    /// reader of one topic at a time wants next to each other.
-    Topic,
-}
+pub use robolog_query::Order;
 
 /// Which messages to read: topics and a log-time range. Everything by default.
 ///

@@ -40,7 +40,9 @@ pub struct RecoverReport {
 
 /// Recovers the log at `input` into a new file at `output` (written atomically; it may be the
 /// input's own path). A ROS 2 bag (a directory or a `.db3`) is recovered into a new bag
-/// directory at `output`: see [`robolog_rosbag2::recover`] (feature `rosbag2`).
+/// directory at `output`: see [`robolog_rosbag2::recover`] (feature `rosbag2`). Another file
+/// is read into memory whole (a caller that can promise the file stays as it is may pass
+/// [`recover`] a memory map instead: `robolog::Input::map`).
 pub fn recover_file(input: impl AsRef<Path>, output: impl AsRef<Path>) -> Result<RecoverReport> {
     let input = input.as_ref();
     if crate::sniff::is_rosbag2_path(input)? {
@@ -48,7 +50,7 @@ pub fn recover_file(input: impl AsRef<Path>, output: impl AsRef<Path>) -> Result
         #[cfg(feature = "rosbag2")]
         return recover_rosbag2(input, output.as_ref());
     }
-    let data = robolog_framing::load_file(input)?;
+    let data = robolog_framing::read_file(input)?;
     let (report, _) = recover(&data, Output::file(output)?)?;
     Ok(report)
 }

@@ -233,10 +233,7 @@ impl Rosbag2Log {
             .bag
             .messages()
             .time_range(filter.start_ns()..=filter.end_ns_inclusive())
-            .order(match order {
-                Order::LogTime | Order::Topic => robolog_rosbag2::Order::LogTime,
-                Order::File => robolog_rosbag2::Order::File,
-            });
+            .order(order);
         if let Some(ids) = &selection.channels {
             query = query.topic_ids(ids.iter().copied());
         }
@@ -293,7 +290,7 @@ pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
         if file.storage != StorageId::Mcap || file.compressed {
             continue;
         }
-        if let Ok(data) = robolog_framing::load_file(&file.path) {
+        if let Ok(data) = robolog_framing::read_file(&file.path) {
             let name = file
                 .path
                 .file_name()

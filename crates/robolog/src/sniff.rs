@@ -57,8 +57,10 @@ pub fn sniff(head: &[u8]) -> Result<Format> {
 }
 
 /// True when `path` is read as a ROS 2 bag: a directory, an SQLite file, or a zstd-compressed
-/// storage file named `*.db3.zstd` / `*.mcap.zstd`.
-pub(crate) fn is_rosbag2_path(path: &std::path::Path) -> Result<bool> {
+/// storage file named `*.db3.zstd` / `*.mcap.zstd`. Such a path is opened by path
+/// ([`crate::OpenOptions::open`]); any other file may also be opened from an
+/// [`Input`](robolog_query::Input) ([`crate::OpenOptions::open_input`]).
+pub fn is_rosbag2_path(path: &std::path::Path) -> Result<bool> {
     use std::io::Read;
     let meta = std::fs::metadata(path)?;
     if meta.is_dir() {

@@ -15,7 +15,8 @@ use super::files::{Totals, mcap_options};
 use super::ops::{Context, convert_compression};
 
 pub(crate) fn ours(cx: &Context<'_>) -> Result<Totals, Box<dyn std::error::Error>> {
-    let log = robolog::open(cx.input)?;
+    // Memory-mapped, as the command line opens files.
+    let log = robolog::open_bytes(super::ops::mapped(cx.input)?)?;
     let out = BufWriter::with_capacity(1 << 20, File::create(cx.output)?);
     let options = mcap_options(convert_compression(cx.variant));
     let mut writer = robolog::create_writer(Output::seekable(out)?, WriterOptions::Mcap(options))?;

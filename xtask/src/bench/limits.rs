@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use robolog_framing::{Compression, load_file};
+use robolog_framing::Compression;
 use serde::{Deserialize, Serialize};
 
 use super::files::Variant;
@@ -176,7 +176,7 @@ pub(crate) fn decompress(
     reps: usize,
     budget: f64,
 ) -> Result<Limit, String> {
-    let bytes = load_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = super::ops::mapped(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let file: &[u8] = &bytes;
     let chunks = chunks(variant, file, &bytes)?;
     let total: usize = chunks.iter().map(|c| c.uncompressed).sum();

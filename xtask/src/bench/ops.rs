@@ -114,7 +114,7 @@ impl Consumer {
 /// The whole file at `path`, memory-mapped: both sides read the files so (the `mcap` and
 /// `rosbag` crates map them).
 #[allow(unsafe_code)]
-fn mapped(path: &Path) -> std::io::Result<robolog_framing::Bytes> {
+pub(crate) fn mapped(path: &Path) -> std::io::Result<robolog_framing::Bytes> {
     // SAFETY: the benchmark writes its files before it measures and never touches them while
     // they are read.
     let input = unsafe { Input::map(path) }?;

@@ -1,9 +1,9 @@
-//! AtomicFile, CountingWriter, load_file and bounded stream reads.
+//! AtomicFile, CountingWriter, read_file and bounded stream reads.
 
 use std::io::{Read, Write};
 
 use robolog_framing::{
-    AtomicFile, CountingWriter, ErrorKind, StreamError, crc32, load_file, read_exact_bounded,
+    AtomicFile, CountingWriter, ErrorKind, StreamError, crc32, read_exact_bounded,
     read_file,
 };
 
@@ -60,16 +60,15 @@ fn counting_writer_tracks_position_and_crc() {
 }
 
 #[test]
-fn load_file_maps_and_reads() {
+fn read_file_reads_whole_files() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
     std::fs::write(&path, b"hello").unwrap();
-    assert_eq!(&load_file(&path).unwrap()[..], b"hello");
     assert_eq!(&read_file(&path).unwrap()[..], b"hello");
     let empty = dir.path().join("empty");
     std::fs::write(&empty, b"").unwrap();
-    assert!(load_file(&empty).unwrap().is_empty());
-    assert!(load_file(dir.path().join("missing")).is_err());
+    assert!(read_file(&empty).unwrap().is_empty());
+    assert!(read_file(dir.path().join("missing")).is_err());
 }
 
 /// A reader that claims nothing about its length and yields 10 bytes.

@@ -203,7 +203,9 @@ impl Db3 {
             sql.push_str(&conditions.join(" AND "));
         }
         sql.push_str(match query.order {
-            Order::LogTime => " ORDER BY timestamp, id",
+            // Topic order reaches a file as one query per topic, each in log-time order.
+            Order::LogTime | Order::Topic => " ORDER BY timestamp, id",
+            Order::ReverseLogTime => " ORDER BY timestamp DESC, id DESC",
             Order::File => " ORDER BY id",
         });
         (sql, params)

@@ -131,7 +131,7 @@ fn md5sums_that_do_not_match_their_definitions_are_warnings() {
 #[test]
 fn recovery_of_every_format() {
     // The killed bag: 4 complete chunks (65 messages) and 11 messages of the cut one.
-    let data = robolog_framing::load_file(testdata::path("bags/generated/ros_comm/v20_killed.bag"))
+    let data = robolog_framing::read_file(testdata::path("bags/generated/ros_comm/v20_killed.bag"))
         .unwrap();
     let (report, finished) = recover(&data, Output::memory()).unwrap();
     assert_eq!(report.format, Format::Bag);
@@ -144,7 +144,7 @@ fn recovery_of_every_format() {
 
     // The cut MCAP: at least the 187 streamable messages, the attachment and the metadata.
     let data =
-        robolog_framing::load_file(testdata::path("samples/demo-zstd-truncated.mcap")).unwrap();
+        robolog_framing::read_file(testdata::path("samples/demo-zstd-truncated.mcap")).unwrap();
     let (report, finished) = recover(&data, Output::memory()).unwrap();
     assert!(report.messages_recovered >= 187, "{report:?}");
     assert_eq!(report.details["attachments_recovered"], 1);
@@ -158,7 +158,7 @@ fn recovery_of_every_format() {
     );
 
     // The cut BDDF: 12 complete blocks, the cut one lost.
-    let data = robolog_framing::load_file(testdata::path("bddf/sample-truncated.bddf")).unwrap();
+    let data = robolog_framing::read_file(testdata::path("bddf/sample-truncated.bddf")).unwrap();
     let (report, finished) = recover(&data, Output::memory()).unwrap();
     assert_eq!((report.messages_recovered, report.messages_lost), (12, 1));
     assert!(!report.lossless);
@@ -178,14 +178,14 @@ fn recovery_of_every_format() {
         "samples/demo-lz4.mcap",
         "bddf/sample.bddf",
     ] {
-        let data = robolog_framing::load_file(testdata::path(file)).unwrap();
+        let data = robolog_framing::read_file(testdata::path(file)).unwrap();
         let (report, _) = recover(&data, Output::memory()).unwrap();
         assert!(report.lossless, "{file}: {report:?}");
         assert_eq!(report.messages_lost, 0);
     }
     // A bag needs a seekable output.
     let data =
-        robolog_framing::load_file(testdata::path("bags/generated/ros_comm/ref_lz4.bag")).unwrap();
+        robolog_framing::read_file(testdata::path("bags/generated/ros_comm/ref_lz4.bag")).unwrap();
     assert!(recover(&data, Output::stream(std::io::sink())).is_err());
 }
 
