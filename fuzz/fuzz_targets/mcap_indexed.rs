@@ -9,11 +9,8 @@ use robolog_fuzz::{CHUNK_LIMIT, mcap_fields, up_to_first_error};
 use robolog_mcap::{McapReader, Order, ReadOptions};
 
 fn reader_options() -> ReadOptions {
-    ReadOptions {
-        record_limit: CHUNK_LIMIT as u64,
-        ..ReadOptions::default()
-    }
-    .with_threads(0)
+    ReadOptions::default().record_limit(CHUNK_LIMIT as u64)
+    .threads(0)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -45,10 +42,7 @@ fuzz_target!(|data: &[u8]| {
         // whenever whole chunks read cleanly, it must give exactly the same messages.
         let whole = McapReader::open_with(
             reader.input().clone(),
-            ReadOptions {
-                decode_whole_chunks: true,
-                ..reader_options()
-            },
+            reader_options().decode_whole_chunks(true),
         );
         let query = |reader: &McapReader| -> Option<Vec<_>> {
             let messages = reader

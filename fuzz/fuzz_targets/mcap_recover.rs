@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok((out, report)) = recover(data, Vec::new(), write) else {
         return;
     };
-    let options = ReadOptions::default().with_threads(0);
+    let options = ReadOptions::default().threads(0);
     let reader = match McapReader::open_with(Bytes::from(out), options) {
         Ok(reader) => reader,
         Err(e) => panic!("recover wrote a file the indexed reader refuses: {e}"),

@@ -104,8 +104,10 @@ pub(crate) fn set_distro(distro: robolog::msg::Distro) {
 /// memory-mapped, except a ROS 2 bag (a directory of storage files, or an SQLite file), which
 /// the facade opens, as it opens URLs.
 fn open_file(path: &Path) -> robolog::Result<Log> {
-    let mut options =
-        robolog::OpenOptions::new().allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed));
+    // A damaged uncompressed MCAP chunk must not go unnoticed (into a converted file, say).
+    let mut options = robolog::OpenOptions::new()
+        .allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed))
+        .check_uncompressed_chunks(true);
     if let Some(distro) = DISTRO.get() {
         options = options.distro(*distro);
     }

@@ -19,11 +19,8 @@ use robolog_mcap::{Bytes, Compression, LinearReader, McapReader, ReadOptions, Wr
 fn configurations() -> [(&'static str, ReadOptions); 3] {
     [
         ("robolog", ReadOptions::default()),
-        ("robolog-1thread", ReadOptions::default().with_threads(0)),
-        (
-            "robolog-nocrc",
-            ReadOptions::default().with_crc_checks(false),
-        ),
+        ("robolog-1thread", ReadOptions::default().threads(0)),
+        ("robolog-nocrc", ReadOptions::default().crc_checks(false)),
     ]
 }
 

@@ -76,14 +76,14 @@ fn main() {
                 "reverse" => Order::ReverseLogTime,
                 _ => Order::File,
             };
-            let mut opts = ReadOptions::default().with_threads(threads);
+            let opts = ReadOptions::default().threads(threads);
             // What the chunk CRCs cost: CHUNK_CRCS=all checks uncompressed chunks too, =off
             // checks none; unset, the defaults.
-            match std::env::var("CHUNK_CRCS").as_deref() {
-                Ok("all") => opts.verify_uncompressed_chunks = true,
-                Ok("off") => opts.verify_chunk_crcs = false,
-                _ => {}
-            }
+            let opts = match std::env::var("CHUNK_CRCS").as_deref() {
+                Ok("all") => opts.verify_uncompressed_chunks(true),
+                Ok("off") => opts.verify_chunk_crcs(false),
+                _ => opts,
+            };
             let r = McapReader::open_with(file.clone(), opts).unwrap();
             let (mut n, mut bytes) = (0u64, 0u64);
             let mut query = r.messages().order(o);

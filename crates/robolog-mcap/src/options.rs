@@ -15,49 +15,31 @@ pub enum Layout {
     Draft,
 }
 
-/// How a reader reads.
+/// How a reader reads: which CRCs it checks, the largest record it accepts, its worker
+/// threads and the layout.
+///
+/// ```
+/// use robolog_mcap::{Layout, ReadOptions};
+/// let options = ReadOptions::new()
+///     .verify_uncompressed_chunks(true)
+///     .record_limit(1 << 30)
+///     .threads(0)
+///     .layout(Layout::Ratified);
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReadOptions {
-    /// Check chunk CRCs (default on): every chunk a linear reader reads, and every compressed
-    /// chunk an indexed query decompresses whole (see `decode_whole_chunks`). Uncompressed chunks
-    /// in indexed reads are checked only with `verify_uncompressed_chunks` as well.
-    pub verify_chunk_crcs: bool,
-    /// Indexed reads: check the CRCs of uncompressed chunks too (default off; needs
-    /// `verify_chunk_crcs`).
-    ///
-    /// A query serves an uncompressed chunk's messages straight from the file's bytes, and
-    /// touches only the messages it hands out. Checking the CRC reads every byte of the chunk
-    /// instead, which is most of the cost of such a read from a memory map: every page of the
-    /// chunk gets mapped, where the messages alone may touch a few (`benches/read_order.rs`
-    /// measures the difference). A compressed chunk is read whole to decompress it, and the
-    /// check adds little to that, so those are checked by default.
-    ///
-    /// The official readers skip chunk CRCs in indexed reads (the `mcap` crate has no check
-    /// there; the Python `mcap` package checks only with `validate_crcs=True`). Turn this on for
-    /// files whose storage you do not trust, or run `check` over them, which reads every CRC.
-    pub verify_uncompressed_chunks: bool,
-    /// Make indexed queries decode every chunk they read whole (default off). Off, a query
-    /// filtered by topic or channel decodes a chunk only up to the end of its last wanted
-    /// message (known from the message indexes): one topic out of chunks that also hold camera
-    /// images costs a fraction of the chunks. (A chunk whose last message is wanted, or a zstd
-    /// chunk whose last wanted message starts in its final eighth, is decoded whole anyway,
-    /// which costs no more.) The chunk CRC covers the whole chunk, so a partly decoded chunk is
-    /// not checked; turn this on (or call `with_crc_checks(true)`) to decode and check every
-    /// chunk.
-    pub decode_whole_chunks: bool,
-    /// Check the DataEnd data-section CRC (default on; linear readers only, since it covers the
-    /// whole data section).
-    pub verify_data_section_crc: bool,
-    /// Check the Footer summary CRC (default on).
-    pub verify_summary_crc: bool,
-    /// Check attachment CRCs (default on).
-    pub verify_attachment_crcs: bool,
-    /// The largest record (streams) and uncompressed chunk (everywhere) accepted, in bytes.
-    pub record_limit: u64,
-    /// Worker threads decompressing upcoming chunks; 0 decodes on the reading thread.
-    pub threads: usize,
-    /// Which layout to read.
-    pub layout: Layout,
+    pub(crate) verify_chunk_crcs: bool,
+    pub(crate) verify_uncompressed_chunks: bool,
+    /// Indexed queries decode every chunk they read whole (set by `crc_checks(true)`).
+    pub(crate) decode_whole_chunks: bool,
+    pub(crate) verify_data_section_crc: bool,
+    pub(crate) verify_summary_crc: bool,
+    pub(crate) verify_attachment_crcs: bool,
+    pub(crate) record_limit: u64,
+    pub(crate) threads: usize,
+    pub(crate) layout: Layout,
 }
 
 impl Default for ReadOptions {
@@ -77,10 +59,17 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// Turns every CRC check on or off. On, that includes the chunks a query needs only part of
-    /// (`decode_whole_chunks`), so that every chunk read is checked; off, queries decode only
-    /// what they need.
-    pub fn with_crc_checks(mut self, on: bool) -> Self {
+    /// The defaults: every CRC checked but those of uncompressed chunks in indexed reads, a
+    /// 4 GiB record limit, a worker thread per core, the layout detected.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Turns every CRC check on or off. On, indexed queries also decode every chunk they read
+    /// whole (a query filtered by topic otherwise decodes a chunk only up to its last wanted
+    /// message, and a partly decoded chunk cannot be checked), so that every chunk read is
+    /// checked; off, queries decode only what they need.
+    pub fn crc_checks(mut self, on: bool) -> Self {
         self.verify_chunk_crcs = on;
         self.verify_uncompressed_chunks = on;
         self.decode_whole_chunks = on;
@@ -90,14 +79,77 @@ impl ReadOptions {
         self
     }
 
-    /// Sets the number of decoding threads (0 = decode on the reading thread).
-    pub fn with_threads(mut self, threads: usize) -> Self {
+    /// Check chunk CRCs (default on): every chunk a linear reader reads, and every compressed
+    /// chunk an indexed query decompresses whole. Uncompressed chunks in indexed reads are
+    /// checked only with [`ReadOptions::verify_uncompressed_chunks`] as well.
+    pub fn verify_chunk_crcs(mut self, on: bool) -> Self {
+        self.verify_chunk_crcs = on;
+        self
+    }
+
+    /// Indexed reads: check the CRCs of uncompressed chunks too (default off; needs
+    /// [`ReadOptions::verify_chunk_crcs`]). The robolog facade has the same rule and default
+    /// (`robolog::OpenOptions::check_uncompressed_chunks`); its command line and Python package
+    /// turn it on.
+    ///
+    /// A query serves an uncompressed chunk's messages straight from the file's bytes, and
+    /// touches only the messages it hands out. Checking the CRC reads every byte of the chunk
+    /// instead, which is most of the cost of such a read from a memory map: every page of the
+    /// chunk gets mapped, where the messages alone may touch a few. A compressed chunk is read
+    /// whole to decompress it, and the check adds little to that, so those are checked by
+    /// default. The official readers skip chunk CRCs in indexed reads (the `mcap` crate has no
+    /// check there; the Python `mcap` package checks only with `validate_crcs=True`). Turn this
+    /// on for files whose storage you do not trust, or run `check` over them, which reads every
+    /// CRC.
+    pub fn verify_uncompressed_chunks(mut self, on: bool) -> Self {
+        self.verify_uncompressed_chunks = on;
+        self
+    }
+
+    /// Check the DataEnd data-section CRC (default on; linear readers only, since it covers
+    /// the whole data section).
+    pub fn verify_data_section_crc(mut self, on: bool) -> Self {
+        self.verify_data_section_crc = on;
+        self
+    }
+
+    /// Check the Footer summary CRC (default on).
+    pub fn verify_summary_crc(mut self, on: bool) -> Self {
+        self.verify_summary_crc = on;
+        self
+    }
+
+    /// Check attachment CRCs (default on).
+    pub fn verify_attachment_crcs(mut self, on: bool) -> Self {
+        self.verify_attachment_crcs = on;
+        self
+    }
+
+    /// The largest record (streams) and uncompressed chunk (everywhere) accepted, in bytes
+    /// (default 4 GiB).
+    pub fn record_limit(mut self, bytes: u64) -> Self {
+        self.record_limit = bytes;
+        self
+    }
+
+    /// Worker threads decompressing upcoming chunks (default: one per core); 0 decodes on the
+    /// reading thread.
+    pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
     }
 
-    /// Sets the layout.
-    pub fn with_layout(mut self, layout: Layout) -> Self {
+    /// Make indexed queries decode every chunk they read whole, never only the prefix that
+    /// holds the wanted messages: for tests of the prefix reads ([`ReadOptions::crc_checks`]
+    /// is how a user asks for it).
+    #[doc(hidden)]
+    pub fn decode_whole_chunks(mut self, on: bool) -> Self {
+        self.decode_whole_chunks = on;
+        self
+    }
+
+    /// Which layout to read (default [`Layout::Auto`]).
+    pub fn layout(mut self, layout: Layout) -> Self {
         self.layout = layout;
         self
     }

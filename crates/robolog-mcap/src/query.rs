@@ -235,7 +235,7 @@ impl Iterator for MessageIter {
 
 /// Draft files: a linear pass, filtered and sorted in memory (draft files are small and rare).
 fn draft_iter(reader: &McapReader, all: &Bytes, want: &Want, order: Order) -> MessageIter {
-    let opts = reader.opts.clone().with_layout(Layout::Draft);
+    let opts = reader.opts.clone().layout(Layout::Draft);
     let mut messages: Vec<Result<OwnedMessage>> = LinearReader::with_options(all.clone(), opts)
         .into_messages()
         .filter(|m| match m {

@@ -225,10 +225,8 @@ impl McapReader {
 /// A summary for a draft file, from a linear pass (draft files are small and rare; their index
 /// section is not trusted to match the ratified one).
 fn draft_summary(data: &Bytes, opts: &ReadOptions) -> Result<Summary> {
-    let mut reader = LinearReader::with_options(
-        data.clone(),
-        opts.clone().with_layout(Layout::Draft).with_threads(0),
-    );
+    let mut reader =
+        LinearReader::with_options(data.clone(), opts.clone().layout(Layout::Draft).threads(0));
     let mut s = summary::scan(&[], 0, "draft layout")?;
     s.source = SummarySource::Scan;
     while let Some(record) = reader.next_record() {

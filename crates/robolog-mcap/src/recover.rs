@@ -181,9 +181,7 @@ fn recover_draft<W: Write>(
     report: &mut Report,
     chunk_limit: u64,
 ) -> Result<()> {
-    let mut opts = ReadOptions::default()
-        .with_layout(Layout::Draft)
-        .with_threads(0);
+    let mut opts = ReadOptions::default().layout(Layout::Draft).threads(0);
     opts.record_limit = chunk_limit;
     let mut reader = LinearReader::with_options(Bytes::copy_from_slice(input), opts);
     while let Some(record) = reader.next_record() {
@@ -233,19 +231,24 @@ fn keep<W: Write>(
                 report.damage(offset, format!("Channel {} dropped: {e}", c.id));
             }
         }
-        Record::Message(m) => match writer.write_message(&m) {
-            Ok(()) => {
-                report.messages_recovered += 1;
-                if unverified {
-                    report.messages_unverified += 1;
-                }
-            }
-            Err(McapError::Usage(message)) => {
+        Record::Message(m) => {
+            if !writer.channels().contains_key(&m.channel_id) {
                 report.messages_lost += 1;
-                report.damage(offset, format!("Message dropped: {message}"));
+                report.damage(
+                    offset,
+                    format!(
+                        "Message dropped: on channel {}, which no intact Channel record defines",
+                        m.channel_id
+                    ),
+                );
+                return Ok(());
             }
-            Err(e) => return Err(e),
-        },
+            writer.write_message(&m)?;
+            report.messages_recovered += 1;
+            if unverified {
+                report.messages_unverified += 1;
+            }
+        }
         Record::Attachment(a) => {
             writer.write_attachment(&a)?;
             report.attachments_recovered += 1;

@@ -24,11 +24,9 @@ use robolog_testkit::hostile::{HOSTILE_CHUNK_LIMIT, HOSTILE_PEAK_BOUND, run_corp
 static ALLOCATOR: CountingAllocator = counting_allocator();
 
 fn options() -> ReadOptions {
-    ReadOptions {
-        record_limit: HOSTILE_CHUNK_LIMIT as u64,
-        ..ReadOptions::default()
-    }
-    .with_threads(0)
+    ReadOptions::default()
+        .record_limit(HOSTILE_CHUNK_LIMIT as u64)
+        .threads(0)
 }
 
 fn describe(e: &McapError) -> String {

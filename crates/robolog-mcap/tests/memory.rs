@@ -150,10 +150,7 @@ fn chunks_overlapping_in_time_stay_within_the_cache() {
     for order in [Order::LogTime, Order::ReverseLogTime] {
         let bytes = peak(|| {
             // The cache of decoded chunks is as large as the largest chunk accepted.
-            let opts = robolog_mcap::ReadOptions {
-                record_limit: 2 << 20,
-                ..robolog_mcap::ReadOptions::default()
-            };
+            let opts = robolog_mcap::ReadOptions::default().record_limit(2 << 20);
             let reader = McapReader::open_with(file.clone(), opts).unwrap();
             let mut times = Vec::new();
             for m in reader.messages().order(order).iter().unwrap() {

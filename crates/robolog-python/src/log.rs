@@ -55,7 +55,7 @@ impl Opened {
 #[pyfunction]
 pub(crate) fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyLog> {
     let log = py
-        .detach(|| robolog::open(&path))
+        .detach(|| crate::tools::open_checked(&path))
         .map_err(|e| to_py(e, Some(&path)))?;
     let channels = log
         .channels()

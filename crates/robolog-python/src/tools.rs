@@ -212,12 +212,20 @@ pub(crate) fn convert(
     let settings = output_settings(format, compression, chunk_size, storage, compression_mode)?;
     let filter = filter(topics.as_ref(), start, end)?;
     let log = py
-        .detach(|| robolog::open(&input))
+        .detach(|| open_checked(&input))
         .map_err(|e| to_py(e, Some(&input)))?;
     let writer = create_writer(&settings, &output)?;
     write_all(py, &settings, &output, writer, filter, |writer, options| {
         robolog::convert(&log, writer, options).map_err(|e| to_py(e, Some(&input)))
     })
+}
+
+/// Opens a log as the package does: a damaged uncompressed MCAP chunk is an error, not data
+/// copied on unnoticed (`OpenOptions::check_uncompressed_chunks`, as the command line).
+pub(crate) fn open_checked(path: &std::path::Path) -> robolog::Result<robolog::Log> {
+    robolog::OpenOptions::new()
+        .check_uncompressed_chunks(true)
+        .open(path)
 }
 
 /// Merges logs of any formats into `output`, every message in log-time order (the CLI's
@@ -246,7 +254,7 @@ pub(crate) fn merge(
     let logs = inputs
         .iter()
         .map(|path| {
-            py.detach(|| robolog::open(path))
+            py.detach(|| open_checked(path))
                 .map_err(|e| to_py(e, Some(path)))
         })
         .collect::<PyResult<Vec<_>>>()?;

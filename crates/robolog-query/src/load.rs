@@ -42,7 +42,10 @@ impl<E: Entry> Batch<E> {
 
     /// A copy of a batch made by [`Batch::flat`], for another query over the same messages.
     pub(crate) fn copy_flat(&self) -> Self {
-        Self::flat(self.content.clone().unwrap_or_default(), self.entries.clone())
+        Self::flat(
+            self.content.clone().unwrap_or_default(),
+            self.entries.clone(),
+        )
     }
 
     fn of_chunk(chunk: usize, meta: &ChunkMeta, decoded: Decoded, entries: Vec<E>) -> Self {

@@ -34,7 +34,9 @@ pub(crate) fn plan(
         .collect();
     match order {
         Order::File => picked.sort_by_key(|&i| chunks[i].position),
-        Order::LogTime | Order::Topic => picked.sort_by_key(|&i| (chunks[i].start_ns, chunks[i].position)),
+        Order::LogTime | Order::Topic => {
+            picked.sort_by_key(|&i| (chunks[i].start_ns, chunks[i].position))
+        }
         Order::ReverseLogTime => {
             picked.sort_by_key(|&i| Reverse((chunks[i].end_ns, chunks[i].position)));
         }

@@ -453,10 +453,23 @@ fn topic_order_reads_channel_after_channel_each_in_log_time_and_only_its_chunks(
                 .tuned(0, usize::MAX)
         };
         let all = run(query(Want::everything()));
-        let got: Vec<(u64, u32)> = all.iter().map(|r| r.clone().map(|m| (m.0, m.1)).unwrap()).collect();
+        let got: Vec<(u64, u32)> = all
+            .iter()
+            .map(|r| r.clone().map(|m| (m.0, m.1)).unwrap())
+            .collect();
         assert_eq!(
             got,
-            [(20, 2), (25, 2), (40, 2), (10, 1), (15, 1), (30, 1), (30, 1), (30, 1), (50, 1)]
+            [
+                (20, 2),
+                (25, 2),
+                (40, 2),
+                (10, 1),
+                (15, 1),
+                (30, 1),
+                (30, 1),
+                (30, 1),
+                (50, 1)
+            ]
         );
         // Channel 1 from time 30 on: its chunks alone, in log-time order.
         fake.reads.lock().unwrap().clear();
@@ -464,13 +477,17 @@ fn topic_order_reads_channel_after_channel_each_in_log_time_and_only_its_chunks(
         assert_eq!(times(&one), [30, 30, 30, 50]);
         // The wanted channels only, still in topic order.
         let two = run(query(Want::new(Some([1, 2]), 25..=40)));
-        let got: Vec<(u64, u32)> = two.iter().map(|r| r.clone().map(|m| (m.0, m.1)).unwrap()).collect();
+        let got: Vec<(u64, u32)> = two
+            .iter()
+            .map(|r| r.clone().map(|m| (m.0, m.1)).unwrap())
+            .collect();
         assert_eq!(got, [(25, 2), (40, 2), (30, 1), (30, 1), (30, 1)]);
         // Nothing wanted: nothing read.
         assert!(run(query(Want::new(Some([4]), ..))).is_empty());
     }
     // A container that does not tell its topics: log-time order.
-    let plain = run(Query::new(Arc::new(overlapping(true)), Want::everything()).order(Order::Topic));
+    let plain =
+        run(Query::new(Arc::new(overlapping(true)), Want::everything()).order(Order::Topic));
     assert_eq!(times(&plain), [10, 15, 20, 25, 30, 30, 30, 40, 50]);
 }
 
@@ -478,18 +495,23 @@ fn topic_order_reads_channel_after_channel_each_in_log_time_and_only_its_chunks(
 fn topic_order_serves_messages_outside_chunks_per_channel() {
     let mut flat = Vec::new();
     let mut entries = Vec::new();
-    for (i, (channel, time)) in [(1u32, 5u64), (2, 3), (1, 1), (2, 9)].into_iter().enumerate() {
+    for (i, (channel, time)) in [(1u32, 5u64), (2, 3), (1, 1), (2, 9)]
+        .into_iter()
+        .enumerate()
+    {
         let offset = flat.len() as u64;
         flat.extend_from_slice(&record(channel, time, i as u8));
-        entries.push(Rec { channel, time, offset });
+        entries.push(Rec {
+            channel,
+            time,
+            offset,
+        });
     }
     let mut with_topics = Fake::new(&[], false);
     with_topics.topic_order = vec![2, 1];
-    let got = run(
-        Query::new(Arc::new(with_topics), Want::everything())
-            .order(Order::Topic)
-            .flat(Batch::flat(Bytes::from(flat), entries)),
-    );
+    let got = run(Query::new(Arc::new(with_topics), Want::everything())
+        .order(Order::Topic)
+        .flat(Batch::flat(Bytes::from(flat), entries)));
     let got: Vec<(u64, u32, u8)> = got.into_iter().map(Result::unwrap).collect();
     assert_eq!(got, [(3, 2, 1), (9, 2, 3), (1, 1, 2), (5, 1, 0)]);
 }

@@ -63,9 +63,9 @@ pub use metadata::{
 pub use problem::{Problem, Severity};
 pub use qos::QosProfile;
 pub use query::{Message, Messages, Query};
-pub use robolog_query::Order;
 pub use recover::{FileReport, Method, RecoverReport, recover};
 pub use robolog_framing::Bytes;
+pub use robolog_query::Order;
 pub use storage::StorageId;
 pub use writer::{WriteOptions, Writer};
 

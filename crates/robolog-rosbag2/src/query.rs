@@ -6,7 +6,7 @@ use std::collections::BinaryHeap;
 use std::ops::RangeBounds;
 
 use robolog_framing::{Bytes, Decompressor, InclusiveRange};
-pub use robolog_query::Order;
+use robolog_query::Order;
 
 use crate::bag::{Bag, Reader};
 use crate::compression::{ZSTD_MAGIC, decompress_message};
@@ -179,8 +179,13 @@ impl<'b> Query<'b> {
             .topics
             .iter()
             .filter(|t| {
-                self.topics.as_ref().is_none_or(|n| n.contains(&t.metadata.name))
-                    && self.topic_ids.as_ref().is_none_or(|ids| ids.contains(&t.id))
+                self.topics
+                    .as_ref()
+                    .is_none_or(|n| n.contains(&t.metadata.name))
+                    && self
+                        .topic_ids
+                        .as_ref()
+                        .is_none_or(|ids| ids.contains(&t.id))
             })
             .map(|t| (t.metadata.name.as_str(), t.id))
             .collect();

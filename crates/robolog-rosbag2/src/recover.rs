@@ -22,7 +22,7 @@ use crate::mcap_storage::McapStorage;
 use crate::metadata::{BagMetadata, CompressionMode, TopicMetadata};
 use crate::problem::{Problem, Severity};
 use crate::qos::parse_profiles;
-use crate::query::Order;
+use crate::Order;
 use crate::sqlite::pages::{Pages, Value, parse_record, schema};
 use crate::sqlite::read::{Db3, wal_path};
 use crate::storage::{FileQuery, StorageId};
@@ -271,9 +271,11 @@ fn try_sqlite(path: &Path, sink: &mut Sink<'_>) -> Result<Option<FileReport>> {
     let mut count = 0;
     for m in bag.messages().order(Order::LogTime).iter()? {
         let m = m?;
-        let topic = bag
-            .topic(m.topic)
-            .ok_or_else(|| Error::Usage("topic".to_owned()))?;
+        let topic = bag.topic(m.topic).ok_or_else(|| Error::UnknownTopic {
+            path: path.to_path_buf(),
+            row: -1,
+            topic_id: i64::from(m.topic),
+        })?;
         sink(
             &topic.metadata,
             &topic.definition,

@@ -32,7 +32,7 @@ pub enum NegativeTimes {
 }
 
 /// How to open a log.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct OpenOptions {
     pub(crate) negative_times: NegativeTimes,
     pub(crate) check_uncompressed_chunks: bool,
@@ -46,7 +46,7 @@ impl Default for OpenOptions {
     fn default() -> Self {
         Self {
             negative_times: NegativeTimes::default(),
-            check_uncompressed_chunks: true,
+            check_uncompressed_chunks: false,
             #[cfg(all(feature = "rosbag2", feature = "cdr"))]
             distro: None,
             #[cfg(feature = "remote")]
@@ -56,21 +56,23 @@ impl Default for OpenOptions {
 }
 
 impl OpenOptions {
-    /// The defaults: BDDF times before 1970 are refused; every MCAP chunk a query reads whole
-    /// is checked against its CRC, uncompressed ones included.
+    /// The defaults: BDDF times before 1970 are refused; MCAP chunks are checked against their
+    /// CRCs by the rule of `robolog_mcap::ReadOptions` (see
+    /// [`OpenOptions::check_uncompressed_chunks`]).
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Whether queries check the CRCs of uncompressed MCAP chunks (default on).
+    /// Whether queries check the CRCs of uncompressed MCAP chunks too (default off).
     ///
-    /// On, a query that reads an uncompressed chunk whole checks its CRC, as it does for a
-    /// compressed chunk. The facade serves conversion, merging and the CLI, where a damaged
-    /// chunk read unchecked would go into a new file under a fresh, valid CRC. The check reads
-    /// every byte of the chunk, where a query's messages alone may touch a few pages of it:
-    /// off, queries of uncompressed MCAP cost only the messages they hand out (the default of
-    /// `robolog_mcap::ReadOptions`, and of the official readers). Chunks a query needs only the
-    /// start of are not checked either way (`robolog_mcap::ReadOptions::decode_whole_chunks`).
+    /// The rule, the same as robolog-mcap's (`ReadOptions::verify_uncompressed_chunks`): a
+    /// query checks the CRC of every compressed chunk it decompresses whole, where the check
+    /// adds little to the decompression; an uncompressed chunk is served straight from the
+    /// file's bytes and checked only when this is on, since the check reads every byte of the
+    /// chunk where the query's messages may touch a few (the official readers do not check
+    /// either). Chunks a query needs only the start of are not checked either way. `check`
+    /// reads every CRC. Turn this on when a damaged chunk must not go unnoticed into a new
+    /// file: the `robolog` command line and the Python package do, for every log they open.
     pub fn check_uncompressed_chunks(mut self, on: bool) -> Self {
         self.check_uncompressed_chunks = on;
         self

@@ -180,10 +180,7 @@ impl McapLog {
         data: impl Into<robolog_query::Input>,
         check_uncompressed_chunks: bool,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let options = ReadOptions {
-            verify_uncompressed_chunks: check_uncompressed_chunks,
-            ..ReadOptions::default()
-        };
+        let options = ReadOptions::default().verify_uncompressed_chunks(check_uncompressed_chunks);
         let input: robolog_query::Input = data.into();
         let reader = McapReader::open_with(input.clone(), options)?;
         let summary = reader.summary();
@@ -366,7 +363,7 @@ impl McapLog {
         for m in self
             .reader
             .messages()
-            .order(robolog_mcap::Order::File)
+            .order(Order::File)
             .iter()?
         {
             let m = m?;

@@ -308,7 +308,7 @@ pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
     #[cfg(not(feature = "mcap"))]
     let _ = StorageId::Mcap;
     let mut read = 0u64;
-    match bag.messages().order(robolog_rosbag2::Order::File).iter() {
+    match bag.messages().order(Order::File).iter() {
         Ok(messages) => {
             for m in messages {
                 match m {

@@ -410,7 +410,7 @@ impl Decompressor {
     /// Decompresses like [`decompress`](Self::decompress) input held in shared [`Bytes`]. When
     /// called from a job of a [`ParallelMap`](crate::ParallelMap) that has two or more threads
     /// working, an LZ4 frame of 256 KiB or more is decoded in two halves at once, as
-    /// [`decompress_in_halves`](Self::decompress_in_halves) does: a read that asked for several
+    /// `decompress_in_halves` does: a read that asked for several
     /// cores keeps them busy to its end even when it has fewer chunks left than cores. The
     /// output and the errors are those of `decompress` either way.
     pub fn decompress_shared(
@@ -432,8 +432,10 @@ impl Decompressor {
     /// or more in two halves at once when it can: the second half is offered to the threads of
     /// the [`ParallelMap`](crate::ParallelMap) pool, and decoded by one of them that is free
     /// before this thread is done with the first half (by this thread afterwards otherwise).
-    /// For readers that decode a few large chunks on every core. The input is `Bytes` so that
-    /// the other thread can hold it; the output and the errors are those of `decompress`.
+    /// The input is `Bytes` so that the other thread can hold it; the output and the errors
+    /// are those of `decompress`. Readers call [`decompress_shared`](Self::decompress_shared),
+    /// which decides; this is public for the tests that compare the two ways.
+    #[doc(hidden)]
     pub fn decompress_in_halves(
         &mut self,
         compression: Compression,

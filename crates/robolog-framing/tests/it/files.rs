@@ -3,8 +3,7 @@
 use std::io::{Read, Write};
 
 use robolog_framing::{
-    AtomicFile, CountingWriter, ErrorKind, StreamError, crc32, read_exact_bounded,
-    read_file,
+    AtomicFile, CountingWriter, ErrorKind, StreamError, crc32, read_exact_bounded, read_file,
 };
 
 #[test]

@@ -21,7 +21,7 @@ fn expected(mcap: &Path) -> Value {
 
 /// Streamed-reader protocol: every record in file order, chunks flattened, MessageIndex omitted.
 fn stream_json(data: Vec<u8>) -> Result<Value, String> {
-    let opts = ReadOptions::default().with_threads(0);
+    let opts = ReadOptions::default().threads(0);
     let mut reader = LinearReader::with_options(Bytes::from(data), opts);
     let mut records = Vec::new();
     while let Some(record) = reader.next_record() {
@@ -130,7 +130,7 @@ fn our_output_streams_back_identically() {
 /// Indexed-reader protocol: schemas, channels, messages in log-time order, statistics, read
 /// through the footer, summary and chunk indexes.
 fn indexed_json(data: Vec<u8>) -> Result<Value, String> {
-    let opts = ReadOptions::default().with_threads(0);
+    let opts = ReadOptions::default().threads(0);
     let reader =
         robolog_mcap::McapReader::open_with(Bytes::from(data), opts).map_err(|e| e.to_string())?;
     let summary = reader.summary();

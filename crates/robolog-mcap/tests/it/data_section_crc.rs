@@ -63,8 +63,8 @@ fn compressions() -> Vec<Compression> {
 
 fn options() -> [(&'static str, ReadOptions); 2] {
     [
-        ("inline", ReadOptions::default().with_threads(0)),
-        ("2 threads", ReadOptions::default().with_threads(2)),
+        ("inline", ReadOptions::default().threads(0)),
+        ("2 threads", ReadOptions::default().threads(2)),
     ]
 }
 
@@ -127,8 +127,7 @@ fn with_chunk_crcs_off_a_changed_record_byte_still_fails_the_data_section_crc() 
     let at = clean.windows(100).position(|w| w == payload).unwrap() + 50;
     file[at] ^= 0x01;
     for (name, opts) in options() {
-        let mut unchecked = opts.clone();
-        unchecked.verify_chunk_crcs = false;
+        let unchecked = opts.clone().verify_chunk_crcs(false);
         assert_eq!(
             read(&file, unchecked),
             (300, Some(("data section CRC".to_owned(), at_data_end))),

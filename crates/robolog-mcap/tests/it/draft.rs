@@ -215,10 +215,8 @@ fn draft_messages_are_lent_as_they_are_iterated() {
 #[test]
 fn streams_read_draft_files_when_told() {
     for (name, data) in variants() {
-        let mut reader = StreamReader::with_options(
-            &data[..],
-            ReadOptions::default().with_layout(Layout::Draft),
-        );
+        let mut reader =
+            StreamReader::with_options(&data[..], ReadOptions::default().layout(Layout::Draft));
         let mut records: Vec<Record<'static>> = Vec::new();
         while let Some(r) = reader.next_record() {
             let r = r.unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -277,7 +275,7 @@ fn indexed_reader_opens_draft_files() {
 #[test]
 fn a_ratified_only_reader_rejects_draft_files_clearly() {
     let (_, data) = variants().remove(1);
-    let opts = ReadOptions::default().with_layout(Layout::Ratified);
+    let opts = ReadOptions::default().layout(Layout::Ratified);
     let err = McapReader::open_with(Bytes::from(data), opts).unwrap_err();
     assert!(matches!(err, McapError::DraftLayout { .. }), "{err}");
     assert!(err.to_string().contains("draft"));

@@ -13,11 +13,8 @@ fn a_chunk_index_into_the_middle_of_a_record_is_damage_not_truncation() {
         chunk_index_start: Some(plain.chunk_start + 5),
         ..Spec::default()
     });
-    let reader = McapReader::open_with(
-        Bytes::from(lying.bytes),
-        ReadOptions::default().with_threads(0),
-    )
-    .unwrap();
+    let reader =
+        McapReader::open_with(Bytes::from(lying.bytes), ReadOptions::default().threads(0)).unwrap();
     let error = reader
         .messages()
         .iter()

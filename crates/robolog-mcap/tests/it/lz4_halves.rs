@@ -45,7 +45,7 @@ fn read(
     threads: usize,
     range: Option<(u64, u64)>,
 ) -> Result<Vec<(u64, Vec<u8>)>, String> {
-    let opts = ReadOptions::default().with_threads(threads);
+    let opts = ReadOptions::default().threads(threads);
     let reader =
         McapReader::open_with(Bytes::copy_from_slice(bytes), opts).map_err(|e| e.to_string())?;
     let mut query = reader.messages().topics(["/cam"]);

@@ -137,12 +137,11 @@ fn every_order_matches_a_sort_of_the_written_messages() {
     if Compression::Lz4.is_enabled() {
         compressions.push(Compression::Lz4);
     }
-    let inline = ReadOptions::default().with_threads(0);
-    let parallel = ReadOptions::default().with_threads(2);
+    let inline = ReadOptions::default().threads(0);
+    let parallel = ReadOptions::default().threads(2);
     // The cache of decoded chunks is as large as the largest chunk accepted: smaller than the
     // chunks that overlap at once, so chunks are dropped and decoded again.
-    let mut tiny_cache = parallel.clone();
-    tiny_cache.record_limit = 16 << 10;
+    let tiny_cache = parallel.clone().record_limit(16 << 10);
     for pattern in 0..5 {
         for chunk_size in [Some(512), Some(4096), None] {
             for &compression in &compressions {

@@ -102,15 +102,10 @@ fn a_chunk_without_wanted_messages_in_the_range_is_not_read() {
             for order in [Order::File, Order::LogTime, Order::ReverseLogTime] {
                 let case = format!("{compression:?}, {threads} threads, {order:?}");
                 // Uncompressed chunks are checked only when asked (see the test below).
-                let opts = ReadOptions {
-                    verify_uncompressed_chunks: true,
-                    ..ReadOptions::default()
-                }
-                .with_threads(threads);
-                let whole = ReadOptions {
-                    decode_whole_chunks: true,
-                    ..opts.clone()
-                };
+                let opts = ReadOptions::default()
+                    .verify_uncompressed_chunks(true)
+                    .threads(threads);
+                let whole = opts.clone().decode_whole_chunks(true);
                 // From 150 on: the first chunk (100..=200) overlaps, but its /a messages do not.
                 for opts in [&opts, &whole] {
                     let got = query(&file, opts.clone(), "/a", order, 150).unwrap();
@@ -148,7 +143,7 @@ fn by_default_queries_check_compressed_chunks_but_not_uncompressed_ones() {
         let file = file(compression);
         for threads in [0, 2] {
             let case = format!("{compression:?}, {threads} threads");
-            let opts = ReadOptions::default().with_threads(threads);
+            let opts = ReadOptions::default().threads(threads);
             // /b's message is the first chunk's last record, so the chunk is read whole.
             let got = query(&file, opts.clone(), "/b", Order::LogTime, 0);
             if compression == Compression::None {
@@ -160,21 +155,16 @@ fn by_default_queries_check_compressed_chunks_but_not_uncompressed_ones() {
                     "{case}: {got:?}"
                 );
             }
-            let strict = ReadOptions {
-                verify_uncompressed_chunks: true,
-                ..opts.clone()
-            };
+            let strict = opts.clone().verify_uncompressed_chunks(true);
             let got = query(&file, strict, "/b", Order::LogTime, 0);
             assert!(
                 matches!(got, Err(McapError::CrcMismatch { .. })),
                 "{case}: {got:?}"
             );
             // Without the chunk CRC check, nothing is checked, whatever the other option says.
-            let off = ReadOptions {
-                verify_chunk_crcs: false,
-                verify_uncompressed_chunks: true,
-                ..opts
-            };
+            let off = opts
+                .verify_chunk_crcs(false)
+                .verify_uncompressed_chunks(true);
             assert_eq!(
                 query(&file, off, "/b", Order::LogTime, 0).unwrap(),
                 [200],
@@ -198,11 +188,9 @@ fn a_zstd_chunk_is_decoded_whole_when_the_wanted_part_is_most_of_it() {
         let file = mostly_a(compression);
         for threads in [0, 2] {
             let case = format!("{compression:?}, {threads} threads");
-            let opts = ReadOptions {
-                verify_uncompressed_chunks: true,
-                ..ReadOptions::default()
-            }
-            .with_threads(threads);
+            let opts = ReadOptions::default()
+                .verify_uncompressed_chunks(true)
+                .threads(threads);
             // The last /a message starts in the chunk's last eighth but is not its last record.
             // A zstd frame is then decoded whole (one pass beats stopping near its end), which
             // checks the CRC; the other codecs stop after it, where the CRC cannot be checked.

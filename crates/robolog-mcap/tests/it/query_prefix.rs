@@ -110,11 +110,9 @@ fn damage_after_the_wanted_messages_does_not_stop_a_topic_query() {
                 let case = format!("{compression:?}, {threads} threads, {order:?}");
                 // Uncompressed chunks are checked only when asked; this test asks, so that
                 // every compression shows what a prefix leaves unchecked.
-                let opts = ReadOptions {
-                    verify_uncompressed_chunks: true,
-                    ..ReadOptions::default()
-                }
-                .with_threads(threads);
+                let opts = ReadOptions::default()
+                    .verify_uncompressed_chunks(true)
+                    .threads(threads);
                 let got = query(&file, opts.clone(), "/lidar", order)
                     .unwrap_or_else(|e| panic!("{case}: {e}"));
                 let mut times = vec![10, 1010, 2010];
@@ -141,7 +139,7 @@ fn damage_after_the_wanted_messages_does_not_stop_a_topic_query() {
                 );
                 // By default an uncompressed chunk is served unchecked: the image comes out
                 // with the flipped bytes.
-                let default = ReadOptions::default().with_threads(threads);
+                let default = ReadOptions::default().threads(threads);
                 let camera = query(&file, default, "/camera", order);
                 if compression == Compression::None {
                     let camera = camera.unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -155,12 +153,9 @@ fn damage_after_the_wanted_messages_does_not_stop_a_topic_query() {
                 }
                 // So does any query that decodes whole chunks, as when every CRC check is asked
                 // for.
-                let whole = ReadOptions {
-                    decode_whole_chunks: true,
-                    ..opts.clone()
-                };
+                let whole = opts.clone().decode_whole_chunks(true);
                 assert!(query(&file, whole, "/lidar", order).is_err(), "{case}");
-                let checked = opts.clone().with_crc_checks(true);
+                let checked = opts.clone().crc_checks(true);
                 assert!(query(&file, checked, "/lidar", order).is_err(), "{case}");
             }
         }
@@ -176,10 +171,7 @@ fn undamaged_files_read_the_same_either_way() {
         let file = Bytes::from(file(compression).0);
         for topic in TOPICS {
             for order in [Order::File, Order::LogTime, Order::ReverseLogTime] {
-                let whole = ReadOptions {
-                    decode_whole_chunks: true,
-                    ..ReadOptions::default()
-                };
+                let whole = ReadOptions::default().decode_whole_chunks(true);
                 let a = query(&file, ReadOptions::default(), topic, order).unwrap();
                 let b = query(&file, whole, topic, order).unwrap();
                 assert_eq!(a, b, "{compression:?} {topic} {order:?}");
@@ -196,11 +188,7 @@ fn undamaged_files_read_the_same_either_way() {
 fn a_wanted_message_reaching_past_the_last_one_reads_as_with_whole_chunks() {
     let file = Bytes::from_static(include_bytes!("regressions/prefix-overrun.mcap"));
     let query = |whole: bool| {
-        let options = ReadOptions {
-            decode_whole_chunks: whole,
-            ..ReadOptions::default()
-        }
-        .with_threads(0);
+        let options = ReadOptions::default().decode_whole_chunks(whole).threads(0);
         let reader = McapReader::open_with(file.clone(), options).unwrap();
         let topic = reader
             .summary()

@@ -188,7 +188,7 @@ fn truncation_sweep() {
             }
             let mut linear = LinearReader::with_options(
                 Bytes::copy_from_slice(prefix),
-                ReadOptions::default().with_threads(0),
+                ReadOptions::default().threads(0),
             );
             let mut linear_messages = 0;
             while let Some(r) = linear.next_record() {

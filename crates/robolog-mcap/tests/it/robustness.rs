@@ -15,7 +15,7 @@ fn sample() -> Vec<u8> {
 fn exercise(data: &[u8]) {
     let mut linear = LinearReader::with_options(
         Bytes::copy_from_slice(data),
-        ReadOptions::default().with_threads(0),
+        ReadOptions::default().threads(0),
     );
     let mut n = 0;
     while let Some(r) = linear.next_record() {
@@ -23,13 +23,7 @@ fn exercise(data: &[u8]) {
         n += 1;
         assert!(n < 100_000, "the linear reader does not terminate");
     }
-    let mut stream = StreamReader::with_options(
-        data,
-        ReadOptions {
-            record_limit: 1 << 20,
-            ..ReadOptions::default()
-        },
-    );
+    let mut stream = StreamReader::with_options(data, ReadOptions::default().record_limit(1 << 20));
     let mut n = 0;
     while let Some(r) = stream.next_record() {
         let _ = r;
@@ -38,7 +32,7 @@ fn exercise(data: &[u8]) {
     }
     if let Ok(reader) = McapReader::open_with(
         Bytes::copy_from_slice(data),
-        ReadOptions::default().with_threads(0),
+        ReadOptions::default().threads(0),
     ) && let Ok(iter) = reader.messages().iter()
     {
         let _ = iter.take(100_000).count();

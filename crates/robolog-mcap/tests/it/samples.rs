@@ -29,10 +29,8 @@ fn expected_message(i: u64, out_of_order: bool) -> (u16, u32, u64, u64) {
 fn linear_reads_every_sample_exactly() {
     for name in FULL {
         for threads in [0, 2] {
-            let mut reader = LinearReader::with_options(
-                load(name),
-                ReadOptions::default().with_threads(threads),
-            );
+            let mut reader =
+                LinearReader::with_options(load(name), ReadOptions::default().threads(threads));
             let (mut schemas, mut channels, mut attachments, mut metadata) = (0, 0, 0, 0);
             let mut messages = Vec::new();
             let mut footer = false;
@@ -211,7 +209,7 @@ fn streaming_reader_over_read_matches_the_linear_reader() {
         let data = load(name);
         let mut stream = robolog_mcap::StreamReader::new(&data[..]);
         let mut linear =
-            LinearReader::with_options(data.clone(), ReadOptions::default().with_threads(0));
+            LinearReader::with_options(data.clone(), ReadOptions::default().threads(0));
         loop {
             match (stream.next_record(), linear.next_record()) {
                 (None, None) => break,
@@ -245,8 +243,7 @@ fn a_damaged_attachment_is_reported_and_reading_goes_on() {
     data[(index.offset + index.length - 5) as usize] ^= 0x20;
     let bytes = Bytes::from(data.clone());
 
-    let mut linear =
-        LinearReader::with_options(bytes.clone(), ReadOptions::default().with_threads(0));
+    let mut linear = LinearReader::with_options(bytes.clone(), ReadOptions::default().threads(0));
     let mut errors = Vec::new();
     let mut messages = 0;
     while let Some(r) = linear.next_record() {
@@ -281,8 +278,7 @@ fn a_damaged_attachment_is_reported_and_reading_goes_on() {
     // The indexed reader checks it when the attachment is read; switched off, it hands it over.
     let reader = McapReader::open(bytes.clone()).unwrap();
     assert!(reader.read_attachment(&index).is_err());
-    let lenient =
-        McapReader::open_with(bytes, ReadOptions::default().with_crc_checks(false)).unwrap();
+    let lenient = McapReader::open_with(bytes, ReadOptions::default().crc_checks(false)).unwrap();
     assert_eq!(
         lenient.read_attachment(&index).unwrap().name,
         "calibration.json"

@@ -209,7 +209,7 @@ fn parallel_and_inline_decoding_agree_on_a_large_file() {
     }
     let file = Bytes::from(w.finish().unwrap());
     let read = |threads: usize, order: Order, topic: Option<&str>| -> Vec<(u64, u32)> {
-        let opts = robolog_mcap::ReadOptions::default().with_threads(threads);
+        let opts = robolog_mcap::ReadOptions::default().threads(threads);
         let reader = McapReader::open_with(file.clone(), opts).unwrap();
         let mut query = reader.messages().order(order);
         if let Some(topic) = topic {
@@ -236,6 +236,7 @@ fn parallel_and_inline_decoding_agree_on_a_large_file() {
                 Order::LogTime => assert!(inline.windows(2).all(|w| w[0] <= w[1])),
                 Order::ReverseLogTime => assert!(inline.windows(2).all(|w| w[0] >= w[1])),
                 Order::File => assert!(inline.windows(2).all(|w| w[0].1 < w[1].1)),
+                Order::Topic => unreachable!("not among the orders tried"),
             }
         }
     }

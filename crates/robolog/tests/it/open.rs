@@ -677,10 +677,13 @@ fn logs_can_be_shared_between_threads() {
 }
 
 #[test]
-fn mcap_uncompressed_chunks_are_checked_unless_turned_off() {
+fn mcap_uncompressed_chunks_are_checked_when_turned_on() {
     // One uncompressed chunk of three messages, its CRC wrong (testdata/bad/README.md).
     let path = testdata::path("bad/mcap/chunk-crc-mismatch.mcap");
-    let log = open(&path).unwrap();
+    let log = robolog::OpenOptions::new()
+        .check_uncompressed_chunks(true)
+        .open(&path)
+        .unwrap();
     let got: Vec<_> = log.messages().iter().unwrap().collect();
     assert_eq!(got.len(), 1);
     let error = got[0].as_ref().unwrap_err();
@@ -690,10 +693,8 @@ fn mcap_uncompressed_chunks_are_checked_unless_turned_off() {
         "{error}"
     );
     assert_eq!(error.offset(), Some(44));
-    let unchecked = robolog::OpenOptions::new()
-        .check_uncompressed_chunks(false)
-        .open(&path)
-        .unwrap();
+    // By default, as robolog-mcap: served unchecked.
+    let unchecked = open(&path).unwrap();
     let times: Vec<u64> = unchecked
         .messages()
         .iter()
