@@ -222,7 +222,7 @@ pub(crate) fn convert(
 
 /// Opens a log as the package does: a damaged uncompressed MCAP chunk is an error, not data
 /// copied on unnoticed (`OpenOptions::check_uncompressed_chunks`, as the command line).
-pub(crate) fn open_checked(path: &std::path::Path) -> robolog::Result<robolog::Log> {
+pub(crate) fn open_checked(path: &Path) -> robolog::Result<robolog::Log> {
     robolog::OpenOptions::new()
         .check_uncompressed_chunks(true)
         .open(path)

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use robolog_framing::{Decompressor, read_file};
 
+use crate::Order;
 use crate::bag::{OpenOptions, Reader};
 use crate::compression::{ZSTD_MAGIC, decompress_message};
 use crate::definition::{Definition, definition_key};
@@ -22,7 +23,6 @@ use crate::mcap_storage::McapStorage;
 use crate::metadata::{BagMetadata, CompressionMode, TopicMetadata};
 use crate::problem::{Problem, Severity};
 use crate::qos::parse_profiles;
-use crate::Order;
 use crate::sqlite::pages::{Pages, Value, parse_record, schema};
 use crate::sqlite::read::{Db3, wal_path};
 use crate::storage::{FileQuery, StorageId};

@@ -360,12 +360,7 @@ impl McapLog {
             start = Some(start.map_or(log_time, |s: u64| s.min(log_time)));
             end = Some(end.map_or(log_time, |e: u64| e.max(log_time)));
         };
-        for m in self
-            .reader
-            .messages()
-            .order(Order::File)
-            .iter()?
-        {
+        for m in self.reader.messages().order(Order::File).iter()? {
             let m = m?;
             count(m.channel_id, m.log_time);
         }
