@@ -42,19 +42,6 @@ pub struct OpenOptions {
     pub(crate) allow_download: bool,
 }
 
-impl Default for OpenOptions {
-    fn default() -> Self {
-        Self {
-            negative_times: NegativeTimes::default(),
-            check_uncompressed_chunks: false,
-            #[cfg(all(feature = "rosbag2", feature = "cdr"))]
-            distro: None,
-            #[cfg(feature = "remote")]
-            allow_download: false,
-        }
-    }
-}
-
 impl OpenOptions {
     /// The defaults: BDDF times before 1970 are refused; MCAP chunks are checked against their
     /// CRCs by the rule of `robolog_mcap::ReadOptions` (see

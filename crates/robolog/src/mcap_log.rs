@@ -177,11 +177,11 @@ fn read_cut_tail(data: &Bytes) -> CutTail {
 impl McapLog {
     /// Opens `data`; `check_uncompressed_chunks` as in [`crate::OpenOptions`].
     pub(crate) fn open(
-        data: impl Into<robolog_query::Input>,
+        data: impl Into<Input>,
         check_uncompressed_chunks: bool,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
         let options = ReadOptions::default().verify_uncompressed_chunks(check_uncompressed_chunks);
-        let input: robolog_query::Input = data.into();
+        let input: Input = data.into();
         let reader = McapReader::open_with(input.clone(), options)?;
         let summary = reader.summary();
         let cut = summary.footer.is_none() && !reader.is_draft();
