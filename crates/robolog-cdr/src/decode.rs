@@ -1,7 +1,8 @@
 //! Decoding message bytes into a [`Tree`] by walking a compiled [`Plan`].
 //!
 //! Two walks share this file. The fast one, for little-endian XCDR1 (what ROS 2 records),
-//! reads runs of fixed-layout fields through the plan's templates. The field-by-field one
+//! reads runs of fixed-layout fields through the plan's templates, and strings, short runs and
+//! the messages made of them through the plan's linear steps, one piece after the other. The field-by-field one
 //! handles every encapsulation, strict checks and error reports: when the fast walk fails, the
 //! message is walked again field by field, which names the failing field and offset exactly.
 
@@ -9,7 +10,8 @@ use crate::decoded::Decoded;
 use crate::error::{Error, FieldPath, PathStep};
 use crate::header::{Encapsulation, HEADER_LEN};
 use crate::plan::{
-    Count, Elem, FieldPlan, Group, Op, PHASES, Plan, Step, Template, alignment, padding,
+    Count, Elem, FieldPlan, Group, Linear, NESTED, Op, PHASES, Piece, Plan, Step, Template,
+    alignment, padding,
 };
 use crate::value::{ByteOrder, PrimitiveArray, PrimitiveKind, Span, Tree, Value, WideString};
 
@@ -404,6 +406,179 @@ fn push<'a>(
     Ok(())
 }
 
+/// Reads the values of a linear step without nested messages (see [`Linear`]) into `slots`
+/// from payload offset `pos` of `payload` (the message without its header, so that offsets
+/// are the ones CDR aligns); returns the offset after them. `odd` is set when a `bool` byte is
+/// neither 0 nor 1 or a string lacks its NUL (the remarks of lenient decoding).
+#[inline(always)]
+fn fill_flat<'a>(
+    pieces: &[(Piece, u32)],
+    payload: &'a [u8],
+    mut pos: usize,
+    slots: &mut [Value<'a>],
+    odd: &mut bool,
+) -> Option<usize> {
+    for (slot, &(piece, _)) in slots.iter_mut().zip(pieces) {
+        pos = read_piece(piece, payload, pos, |value| *slot = value, odd)?;
+    }
+    Some(pos)
+}
+
+/// Appends `len` elements of a message type whose linear form has no nested message: the
+/// elements, then each element's values in turn (the layout of the field-by-field walk).
+/// Values are appended rather than stored into reserved slots (no placeholder is written
+/// first), in a function of its own (inlined into a large caller, the loop's state no longer
+/// fits in registers).
+#[inline(never)]
+fn push_linear_elements<'a>(
+    nodes: &mut Vec<Value<'a>>,
+    pieces: &[(Piece, u32)],
+    payload: &'a [u8],
+    mut pos: usize,
+    len: usize,
+    odd: &mut bool,
+) -> Option<usize> {
+    let fields = pieces.len();
+    let first = nodes.len().checked_add(len)?;
+    nodes.extend((0..len).map(|i| {
+        Value::Message(Span {
+            start: first + i * fields,
+            len: fields,
+        })
+    }));
+    nodes.reserve(len.checked_mul(fields)?);
+    for _ in 0..len {
+        for &(piece, _) in pieces {
+            pos = read_piece(piece, payload, pos, |value| nodes.push(value), odd)?;
+        }
+    }
+    Some(pos)
+}
+
+/// [`fill_flat`] for a linear step with nested messages, whose values go to `nested`, the
+/// slots from arena index `nested_start` on.
+fn fill_linear<'a>(
+    pieces: &[(Piece, u32)],
+    payload: &'a [u8],
+    mut pos: usize,
+    slots: &mut [Value<'a>],
+    nested: &mut [Value<'a>],
+    nested_start: usize,
+    odd: &mut bool,
+) -> Option<usize> {
+    for &(piece, to) in pieces {
+        let slot = if to & NESTED == 0 {
+            slots.get_mut(to as usize)?
+        } else {
+            nested.get_mut((to & !NESTED) as usize)?
+        };
+        match piece {
+            Piece::Nested { fields, first } => {
+                *slot = Value::Message(Span {
+                    start: nested_start + first as usize,
+                    len: fields as usize,
+                });
+            }
+            piece => pos = read_piece(piece, payload, pos, |value| *slot = value, odd)?,
+        }
+    }
+    Some(pos)
+}
+
+/// Reads one value that is not a nested message and gives it to `put` (which stores it in a
+/// slot or appends it); returns the offset after it.
+#[inline(always)]
+fn read_piece<'a>(
+    piece: Piece,
+    payload: &'a [u8],
+    mut pos: usize,
+    mut put: impl FnMut(Value<'a>),
+    odd: &mut bool,
+) -> Option<usize> {
+    // Offsets never exceed the payload's length, so the additions below cannot overflow. Each
+    // arm hands over its own variant: a value returned by the match would be stored with the
+    // fields of every variant.
+    macro_rules! number {
+        ($ty:ty, $variant:ident) => {{
+            const N: usize = std::mem::size_of::<$ty>();
+            let at = (pos + (N - 1)) & !(N - 1);
+            let raw: [u8; N] = payload.get(at..at + N)?.try_into().ok()?;
+            put(Value::$variant(<$ty>::from_le_bytes(raw)));
+            at + N
+        }};
+    }
+    Some(match piece {
+        Piece::Float64 => number!(f64, Float64),
+        Piece::UInt32 => number!(u32, UInt32),
+        Piece::Float32 => number!(f32, Float32),
+        Piece::Int32 => number!(i32, Int32),
+        Piece::UInt8 => number!(u8, UInt8),
+        Piece::Bool => {
+            let byte = *payload.get(pos)?;
+            *odd |= byte > 1;
+            put(Value::Bool(byte != 0));
+            pos + 1
+        }
+        Piece::Int8 => number!(i8, Int8),
+        Piece::Int16 => number!(i16, Int16),
+        Piece::UInt16 => number!(u16, UInt16),
+        Piece::Int64 => number!(i64, Int64),
+        Piece::UInt64 => number!(u64, UInt64),
+        Piece::String => {
+            let at = (pos + 3) & !3;
+            let len = u32::from_le_bytes(payload.get(at..at + 4)?.try_into().ok()?) as usize;
+            let start = at + 4;
+            let bytes = payload.get(start..start.checked_add(len)?)?;
+            put(Value::String(match bytes.split_last() {
+                Some((0, text)) => text,
+                None => bytes,
+                Some(_) => {
+                    *odd = true;
+                    bytes
+                }
+            }));
+            start + len
+        }
+        Piece::Sequence(kind) => {
+            let at = (pos + 3) & !3;
+            let len = u32::from_le_bytes(payload.get(at..at + 4)?.try_into().ok()?) as usize;
+            pos = at + 4;
+            let size = kind.size();
+            if len > 0 {
+                pos = (pos + (size - 1)) & !(size - 1);
+            }
+            let bytes = payload.get(pos..pos.checked_add(len.checked_mul(size)?)?)?;
+            if kind == PrimitiveKind::Bool {
+                *odd |= bytes.iter().any(|b| *b > 1);
+            }
+            put(Value::Array(PrimitiveArray::new_unchecked_len(
+                kind,
+                bytes,
+                ByteOrder::LittleEndian,
+            )));
+            pos + bytes.len()
+        }
+        Piece::Array { kind, len } => {
+            let size = kind.size();
+            if len > 0 {
+                pos = (pos + (size - 1)) & !(size - 1);
+            }
+            let bytes = payload.get(pos..pos + len as usize * size)?;
+            if kind == PrimitiveKind::Bool {
+                *odd |= bytes.iter().any(|b| *b > 1);
+            }
+            put(Value::Array(PrimitiveArray::new_unchecked_len(
+                kind,
+                bytes,
+                ByteOrder::LittleEndian,
+            )));
+            pos + bytes.len()
+        }
+        // Handled by the caller, which knows where nested values go.
+        Piece::Nested { .. } => return None,
+    })
+}
+
 /// Adds an outer path step to a boxed error without moving it out of its box.
 pub(crate) fn within(mut error: Fail, step: PathStep) -> Fail {
     let inner = std::mem::replace(&mut *error, Error::NoHeader { len: 0 });
@@ -630,7 +805,9 @@ impl<'a> Decoder<'_, 'a, '_> {
             return self.run(template, base);
         }
         for step in &message.steps {
-            let (slot, value) = match *step {
+            // Each arm stores its own variant: a value returned by the match would be stored
+            // with the fields of every variant.
+            match *step {
                 Step::Run {
                     slot,
                     ref templates,
@@ -638,16 +815,23 @@ impl<'a> Decoder<'_, 'a, '_> {
                     let template = templates.at(self.offset());
                     self.may_grow(template.ops.len()).map_err(drop)?;
                     self.run(template, base + slot)?;
-                    continue;
                 }
-                Step::String { slot } => (slot, Value::String(self.fast_string()?)),
+                Step::Linear { slot, ref linear } => {
+                    self.fast_linear(linear, base + slot)?;
+                }
+                Step::String { slot } => {
+                    let value = Value::String(self.fast_string()?);
+                    *self.nodes.get_mut(base + slot).ok_or(())? = value;
+                }
                 Step::Primitives { slot, kind } => {
-                    (slot, Value::Array(self.fast_primitives(kind)?))
+                    let value = Value::Array(self.fast_primitives(kind)?);
+                    *self.nodes.get_mut(base + slot).ok_or(())? = value;
                 }
                 Step::Message { slot, id } => {
                     let start = self.fast_message(id)?;
                     let len = plan.message(id).fields.len();
-                    (slot, Value::Message(Span { start, len }))
+                    *self.nodes.get_mut(base + slot).ok_or(())? =
+                        Value::Message(Span { start, len });
                 }
                 Step::Messages { slot, id } => {
                     let len = self.fast_u32()? as usize;
@@ -666,6 +850,8 @@ impl<'a> Decoder<'_, 'a, '_> {
                             *self.nodes.get_mut(start + i).ok_or(())? = Value::Message(element);
                         }
                         start
+                    } else if let Some(linear) = child.linear.as_ref().filter(|l| l.nested == 0) {
+                        self.fast_linear_elements(&linear.pieces, len)?
                     } else if child.sequential {
                         // Elements first, then each element's values appended in turn: the
                         // layout the slow walk's one reservation gives.
@@ -697,14 +883,15 @@ impl<'a> Decoder<'_, 'a, '_> {
                         }
                         start
                     };
-                    (slot, Value::Messages(Span { start, len }))
+                    *self.nodes.get_mut(base + slot).ok_or(())? =
+                        Value::Messages(Span { start, len });
                 }
                 Step::Field { slot } => {
                     let field = message.fields.get(slot).ok_or(())?;
-                    (slot, self.field(field).map_err(drop)?)
+                    let value = self.field(field).map_err(drop)?;
+                    *self.nodes.get_mut(base + slot).ok_or(())? = value;
                 }
-            };
-            *self.nodes.get_mut(base + slot).ok_or(())? = value;
+            }
         }
         Ok(())
     }
@@ -760,10 +947,67 @@ impl<'a> Decoder<'_, 'a, '_> {
                     let array = self.fast_primitives(kind)?;
                     self.nodes.push(Value::Array(array));
                 }
+                Step::Linear { ref linear, .. } => {
+                    let start = self.fast_reserve(linear.fields)?;
+                    self.fast_linear(linear, start)?;
+                }
                 _ => return Err(()),
             }
         }
         Ok(())
+    }
+
+    /// The fast walk over a linear step whose fields' slots start at `slot`; the values of
+    /// nested messages are appended.
+    #[inline]
+    fn fast_linear(&mut self, linear: &Linear, slot: usize) -> Result<(), ()> {
+        let payload = self.data.get(HEADER_LEN..).ok_or(())?;
+        let pos = self.offset();
+        let mut odd = false;
+        let end = if linear.nested == 0 {
+            let slots = self
+                .nodes
+                .get_mut(slot..slot.saturating_add(linear.fields))
+                .ok_or(())?;
+            fill_flat(&linear.pieces, payload, pos, slots, &mut odd)
+        } else {
+            let append = self.fast_reserve(linear.nested)?;
+            let (nodes, nested) = self.nodes.split_at_mut_checked(append).ok_or(())?;
+            let slots = nodes
+                .get_mut(slot..slot.saturating_add(linear.fields))
+                .ok_or(())?;
+            fill_linear(
+                &linear.pieces,
+                payload,
+                pos,
+                slots,
+                nested,
+                append,
+                &mut odd,
+            )
+        }
+        .ok_or(())?;
+        self.irregular |= odd;
+        self.pos = end + HEADER_LEN;
+        Ok(())
+    }
+
+    /// `len` elements of a sequence of a message type whose linear form has no nested value
+    /// (see [`MessagePlan::linear`](crate::plan::MessagePlan)), appended by
+    /// [`push_linear_elements`]. Returns the index of the first element.
+    fn fast_linear_elements(&mut self, pieces: &[(Piece, u32)], len: usize) -> Result<usize, ()> {
+        let fields = pieces.len();
+        let start = self.nodes.len();
+        if start.saturating_add(len.saturating_mul(fields + 1)) > self.node_limit {
+            return Err(());
+        }
+        let payload = self.data.get(HEADER_LEN..).ok_or(())?;
+        let mut odd = false;
+        let end = push_linear_elements(self.nodes, pieces, payload, self.offset(), len, &mut odd)
+            .ok_or(())?;
+        self.irregular |= odd;
+        self.pos = end + HEADER_LEN;
+        Ok(start)
     }
 
     /// [`Decoder::reserve`] for the fast walk: returns the first slot (a plain `usize` keeps the
@@ -1052,6 +1296,15 @@ mod tests {
             "string s\nuint8 a\nfloat64 b\nbool[2] c\nP p\nP[2] q\nE e\nint64 z\n===\nMSG: p/P\nbool x\nfloat64 y\n===\nMSG: p/E\n",
             "P[] ps\nstring[<=2] names\nwstring w\nint32[<=3] v\n===\nMSG: p/P\nuint16 a\nfloat64 b\nstring c\n",
             "std_msgs/Header header\nfloat64[9] cov\nuint8[] data\nbool dense\n===\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n",
+            // Linear steps: sequences of a message of strings and numbers (a `PointField`), a
+            // nested message with its own nested message before and after the sequence.
+            "std_msgs/Header header\nF[] fields\nbool b\nuint32 step\nuint8[] data\nstd_msgs/Header h2\n===\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n===\nMSG: p/F\nstring name\nuint32 offset\nuint8 datatype\nuint32 count\n",
+            // Every kind of piece after a string, in a sequence element: alignment to 2, 4 and 8
+            // from every phase, fixed arrays, sequences of bools.
+            "E[] items\nstring tail\n===\nMSG: p/E\nstring s\nfloat64 f\nbool b\nint16 i\nuint64[2] a\nint8 c\nbool[] flags\nint32[1] one\nfloat32 g\nint64 l\nuint16 u\n",
+            // Linear messages nested three deep, and a sequence of messages whose linear form
+            // has nested values (decoded element by element).
+            "A a\nH[] hs\nuint8 z\n===\nMSG: p/A\nB b\nstring s\n===\nMSG: p/B\nC c\nuint16 u\n===\nMSG: p/C\nstring t\nfloat64 f\n===\nMSG: p/H\nC c\nstring s\n",
             "",
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;

@@ -6,8 +6,11 @@
 //! string, no sequence, nested fixed-layout messages flattened into it) or a single other
 //! field. Where a run's values sit depends on the alignment phase it starts at (CDR aligns
 //! every primitive to its size, counted from the start of the payload), so a run has one
-//! [`Template`] per phase: values at precomputed offsets, read with one bounds check. Big-endian
-//! and XCDR2 payloads, and strict decoding, walk the fields one by one instead.
+//! [`Template`] per phase: values at precomputed offsets, read with one bounds check. Strings,
+//! short runs and the nested messages made of them are merged into [`Linear`] steps instead,
+//! read value after value with the alignment computed as they go (a string makes the phase of
+//! what follows unknown until the message is read). Big-endian and XCDR2 payloads, and strict
+//! decoding, walk the fields one by one instead.
 
 use std::collections::HashMap;
 
@@ -269,6 +272,9 @@ pub(crate) enum Step {
     Message { slot: usize, id: usize },
     /// An unbounded sequence of messages.
     Messages { slot: usize, id: usize },
+    /// Fields `slot..slot + fields`, read one after the other with the alignment computed as
+    /// it goes (see [`Linear`]).
+    Linear { slot: usize, linear: Linear },
     /// Anything else (bounds to check, wide strings, string arrays, fixed arrays of variable
     /// messages): decoded field by field.
     Field { slot: usize },
@@ -290,6 +296,240 @@ impl Step {
             _ => Step::Field { slot },
         }
     }
+}
+
+/// Fields read in one pass, one [`Piece`] after the other, with the alignment computed as it
+/// goes: strings, sequences of primitives, short runs of primitives and nested messages made
+/// of nothing else (a `std_msgs/Header`, a `PointField`). A message of this kind in a sequence
+/// is decoded element after element by one loop over its pieces, without choosing among the
+/// per-phase templates that a string before a run makes necessary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Linear {
+    /// The pieces in wire order, each with the node it fills: a field's slot (`0..fields`), or
+    /// with [`NESTED`] set, a value of a nested message (`0..nested`, in preorder: the order the
+    /// field-by-field walk appends them in).
+    pub(crate) pieces: Box<[(Piece, u32)]>,
+    /// The fields themselves (the slots the step fills).
+    pub(crate) fields: usize,
+    /// The values of nested messages, appended after the arena's nodes.
+    pub(crate) nested: usize,
+}
+
+/// The flag of a [`Linear`] target that is a nested message's value.
+pub(crate) const NESTED: u32 = 1 << 31;
+
+/// One value of a [`Linear`] step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Piece {
+    Bool,
+    Int8,
+    UInt8,
+    Int16,
+    UInt16,
+    Int32,
+    UInt32,
+    Int64,
+    UInt64,
+    Float32,
+    Float64,
+    /// An unbounded `string`.
+    String,
+    /// An unbounded sequence of a primitive.
+    Sequence(PrimitiveKind),
+    /// A fixed array of `len` primitives.
+    Array {
+        kind: PrimitiveKind,
+        len: u32,
+    },
+    /// A nested message whose `fields` fields are the nested values from `first` on (its
+    /// pieces follow).
+    Nested {
+        fields: u32,
+        first: u32,
+    },
+}
+
+/// Runs of fixed-layout fields with at most this many pieces join a linear step; longer runs
+/// keep their templates, whose groups read many values of one type in one loop.
+const MAX_LINEAR_RUN: usize = 8;
+
+/// A message type with more pieces than this is not inlined into linear steps.
+const MAX_LINEAR_PIECES: usize = 32;
+
+impl Piece {
+    /// The piece of a primitive, a fixed array of primitives, an unbounded string or an
+    /// unbounded sequence of primitives.
+    fn of(field: &FieldPlan) -> Option<Piece> {
+        Some(match (field.elem, field.count) {
+            (Elem::Prim(kind), Count::One) => match kind {
+                PrimitiveKind::Bool => Piece::Bool,
+                PrimitiveKind::Int8 => Piece::Int8,
+                PrimitiveKind::UInt8 => Piece::UInt8,
+                PrimitiveKind::Int16 => Piece::Int16,
+                PrimitiveKind::UInt16 => Piece::UInt16,
+                PrimitiveKind::Int32 => Piece::Int32,
+                PrimitiveKind::UInt32 => Piece::UInt32,
+                PrimitiveKind::Int64 => Piece::Int64,
+                PrimitiveKind::UInt64 => Piece::UInt64,
+                PrimitiveKind::Float32 => Piece::Float32,
+                PrimitiveKind::Float64 => Piece::Float64,
+            },
+            (Elem::Prim(kind), Count::Fixed(n)) => Piece::Array {
+                kind,
+                len: u32::try_from(n)
+                    .ok()
+                    .filter(|n| u64::from(*n) * kind.size() as u64 <= MAX_TEMPLATE_BYTES)?,
+            },
+            (Elem::Prim(kind), Count::Sequence) if field.sequence_bound.is_none() => {
+                Piece::Sequence(kind)
+            }
+            (Elem::String, Count::One) if field.string_bound.is_none() => Piece::String,
+            _ => return None,
+        })
+    }
+}
+
+impl Linear {
+    fn new() -> Linear {
+        Linear {
+            pieces: Box::default(),
+            fields: 0,
+            nested: 0,
+        }
+    }
+
+    /// `next`'s pieces after `self`'s.
+    fn then(&self, next: &Linear) -> Option<Linear> {
+        let fields = u32::try_from(self.fields).ok()?;
+        let nested = u32::try_from(self.nested).ok()?;
+        let mut pieces = self.pieces.to_vec();
+        for &(piece, to) in &next.pieces {
+            let piece = match piece {
+                Piece::Nested { fields, first } => Piece::Nested {
+                    fields,
+                    first: first.checked_add(nested)?,
+                },
+                other => other,
+            };
+            let to = if to & NESTED == 0 {
+                to.checked_add(fields)?
+            } else {
+                to.checked_add(nested)?
+            };
+            pieces.push((piece, to));
+        }
+        let linear = Linear {
+            pieces: pieces.into(),
+            fields: self.fields.checked_add(next.fields)?,
+            nested: self.nested.checked_add(next.nested)?,
+        };
+        // Targets keep clear of the flag.
+        (linear.fields < NESTED as usize && linear.nested < NESTED as usize).then_some(linear)
+    }
+
+    /// The linear form of one field.
+    fn field(field: &FieldPlan, plans: &[Option<MessagePlan>]) -> Option<Linear> {
+        if let (Elem::Message(id), Count::One) = (field.elem, field.count) {
+            // The child's fields become the first nested values, its nested values follow.
+            let child = plans.get(id)?.as_ref()?.linear.as_ref()?;
+            let own = u32::try_from(child.fields).ok()?;
+            let mut pieces = Vec::with_capacity(child.pieces.len() + 1);
+            pieces.push((
+                Piece::Nested {
+                    fields: own,
+                    first: 0,
+                },
+                0,
+            ));
+            for &(piece, to) in &child.pieces {
+                let piece = match piece {
+                    Piece::Nested { fields, first } => Piece::Nested {
+                        fields,
+                        first: first.checked_add(own)?,
+                    },
+                    other => other,
+                };
+                let to = if to & NESTED == 0 {
+                    to | NESTED
+                } else {
+                    to.checked_add(own)?
+                };
+                pieces.push((piece, to));
+            }
+            return Some(Linear {
+                pieces: pieces.into(),
+                fields: 1,
+                nested: child.fields.checked_add(child.nested)?,
+            });
+        }
+        Some(Linear {
+            pieces: Box::new([(Piece::of(field)?, 0)]),
+            fields: 1,
+            nested: 0,
+        })
+    }
+
+    /// The linear form of consecutive fields.
+    fn fields(fields: &[FieldPlan], plans: &[Option<MessagePlan>]) -> Option<Linear> {
+        fields.iter().try_fold(Linear::new(), |linear, field| {
+            linear.then(&Linear::field(field, plans)?)
+        })
+    }
+
+    /// The linear form of a whole message: every field has pieces, and not too many.
+    fn of_message(fields: &[FieldPlan], plans: &[Option<MessagePlan>]) -> Option<Linear> {
+        if fields.is_empty() {
+            // An empty message still takes its byte.
+            return None;
+        }
+        Linear::fields(fields, plans).filter(|l| l.pieces.len() <= MAX_LINEAR_PIECES)
+    }
+}
+
+/// Merges consecutive strings, sequences of primitives, short runs of fixed-layout fields and
+/// nested messages that have a linear form into linear steps.
+fn linearize(steps: Vec<Step>, fields: &[FieldPlan], plans: &[Option<MessagePlan>]) -> Vec<Step> {
+    let linear_of = |step: &Step| -> Option<(usize, Linear)> {
+        let (slot, count, limit) = match *step {
+            Step::String { slot } | Step::Primitives { slot, .. } | Step::Message { slot, .. } => {
+                (slot, 1, MAX_LINEAR_PIECES)
+            }
+            Step::Run {
+                slot,
+                ref templates,
+            } => (slot, templates.0.first()?.own, MAX_LINEAR_RUN),
+            _ => return None,
+        };
+        let linear = Linear::fields(fields.get(slot..slot.checked_add(count)?)?, plans)?;
+        (linear.pieces.len() <= limit).then_some((slot, linear))
+    };
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    let mut open: Option<(usize, Linear)> = None;
+    let close = |open: &mut Option<(usize, Linear)>, out: &mut Vec<Step>| {
+        if let Some((slot, linear)) = open.take() {
+            out.push(Step::Linear { slot, linear });
+        }
+    };
+    for step in steps {
+        match linear_of(&step) {
+            Some((slot, next)) => match open.as_mut() {
+                Some((_, linear)) => match linear.then(&next) {
+                    Some(joined) => *linear = joined,
+                    None => {
+                        close(&mut open, &mut out);
+                        open = Some((slot, next));
+                    }
+                },
+                None => open = Some((slot, next)),
+            },
+            None => {
+                close(&mut open, &mut out);
+                out.push(step);
+            }
+        }
+    }
+    close(&mut open, &mut out);
+    out
 }
 
 /// The compiled layout of one message type.
@@ -315,6 +555,8 @@ pub(crate) struct MessagePlan {
     /// primitives, runs of scalars and primitive arrays): the fast walk appends the values one
     /// after the other instead of reserving the slots first.
     pub(crate) sequential: bool,
+    /// The whole message as one linear step, when every field has pieces (see [`Linear`]).
+    pub(crate) linear: Option<Linear>,
 }
 
 impl MessagePlan {
@@ -740,6 +982,8 @@ fn compile_message(
         });
     }
 
+    let steps = linearize(steps, &fields, plans);
+    let linear = Linear::of_message(&fields, plans);
     Ok(MessagePlan {
         name: definition.name.clone(),
         fields,
@@ -749,9 +993,12 @@ fn compile_message(
         sequential: templates.is_none()
             && steps.iter().all(|step| match step {
                 Step::String { .. } | Step::Primitives { .. } => true,
+                // Nested values would land between the message's own values.
+                Step::Linear { linear, .. } => linear.nested == 0,
                 Step::Run { templates, .. } => templates.0.iter().all(|t| t.flat),
                 _ => false,
             }),
+        linear,
         templates,
         steps,
         min_nodes,
@@ -977,7 +1224,8 @@ mod tests {
     fn runs_have_one_template_per_phase_that_matters() {
         let plan = Plan::from_bundle(
             "p/M",
-            "string s\nuint8 a\nfloat64 b\nstring t\nfloat64 c\nfloat64 d\n",
+            // Fixed arrays of messages keep the runs out of linear steps.
+            "string s\nuint8 a\nF b\nstring t\nfloat64 c\nF d\n===\nMSG: p/F\nG[1] g\n===\nMSG: p/G\nfloat64 v\n",
         )
         .unwrap();
         let top = plan.top();
@@ -996,5 +1244,73 @@ mod tests {
                 vec![16, 23, 22, 21, 20, 19, 18, 17]
             ]
         );
+    }
+
+    #[test]
+    fn strings_numbers_and_their_messages_become_linear_steps() {
+        let plan = Plan::from_bundle(
+            "p/Cloud",
+            "std_msgs/Header header\nuint32 height\nF[] fields\nbool b\nuint8[] data\n\
+             Q q1\nQ q2\n\
+             ===\nMSG: p/Q\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n\
+             ===\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n\
+             ===\nMSG: p/F\nstring name\nuint32 offset\nuint8 datatype\nuint32 count\n",
+        )
+        .unwrap();
+        let top = plan.top();
+        let shape: Vec<String> = top
+            .steps
+            .iter()
+            .map(|step| match step {
+                Step::Linear { slot, linear } => {
+                    format!("linear {slot} {}+{}", linear.fields, linear.nested)
+                }
+                Step::Messages { slot, .. } => format!("messages {slot}"),
+                Step::Run { slot, .. } => format!("run {slot}"),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        // The header (with its stamp) and `height` are read in one pass; `b` and `data` too;
+        // a run of fixed-layout fields with more pieces than a short run stays a run.
+        assert_eq!(
+            shape,
+            ["linear 0 2+4", "messages 2", "linear 3 2+0", "run 5"]
+        );
+        let Step::Linear { linear, .. } = &top.steps[0] else {
+            unreachable!()
+        };
+        // Preorder: the header (its fields are nested values 0 and 1), its stamp (2 and 3).
+        assert_eq!(
+            linear.pieces.to_vec(),
+            [
+                (
+                    Piece::Nested {
+                        fields: 2,
+                        first: 0
+                    },
+                    0
+                ),
+                (
+                    Piece::Nested {
+                        fields: 2,
+                        first: 2
+                    },
+                    NESTED
+                ),
+                (Piece::Int32, NESTED | 2),
+                (Piece::UInt32, NESTED | 3),
+                (Piece::String, NESTED | 1),
+                (Piece::UInt32, 1),
+            ]
+        );
+        let Some(Elem::Message(id)) = top.fields.get(2).map(|f| f.elem) else {
+            unreachable!()
+        };
+        let element = plan.message(id).linear.as_ref().unwrap();
+        assert_eq!(
+            element.pieces.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [Piece::String, Piece::UInt32, Piece::UInt8, Piece::UInt32]
+        );
+        assert_eq!((element.fields, element.nested), (4, 0));
     }
 }

@@ -5,6 +5,7 @@
 
 mod bad_files;
 mod edge_cases;
+mod fast_path;
 mod hostile_generated;
 mod interop;
 mod json;
