@@ -34,6 +34,25 @@
 
 use base64::Engine as _;
 
+/// The text [`push_key`] appends for `name`, after a comma: a renderer keeps one per field and
+/// appends it with [`push_key_text`], all of it before any field but the first, without the
+/// comma before the first.
+pub fn key_text(name: &str) -> Box<[u8]> {
+    let mut out = vec![b','];
+    push_key(&mut out, name);
+    out.into()
+}
+
+/// Appends a key made by [`key_text`]: `first` leaves out its comma.
+#[inline]
+pub fn push_key_text(out: &mut Vec<u8>, key: &[u8], first: bool) {
+    out.extend_from_slice(if first {
+        key.get(1..).unwrap_or(key)
+    } else {
+        key
+    });
+}
+
 /// Appends a `float64` value: a number, or one of the strings for NaN and the infinities.
 #[inline]
 pub fn push_f64(out: &mut Vec<u8>, value: f64) {
@@ -212,6 +231,18 @@ mod tests {
         assert_eq!(text(|o| push_f64(o, -f64::NAN)), "\"NaN\"");
         assert_eq!(text(|o| push_f32(o, f32::INFINITY)), "\"Infinity\"");
         assert_eq!(text(|o| push_f64(o, f64::NEG_INFINITY)), "\"-Infinity\"");
+    }
+
+    #[test]
+    fn key_texts_are_keys_after_a_comma() {
+        let key = key_text("frame_id");
+        assert_eq!(&key[..], b",\"frame_id\":");
+        assert_eq!(
+            text(|o| push_key_text(o, &key, true)),
+            text(|o| push_key(o, "frame_id"))
+        );
+        assert_eq!(text(|o| push_key_text(o, &key, false)), ",\"frame_id\":");
+        assert_eq!(&key_text("a\"b")[..], b",\"a\\\"b\":");
     }
 
     #[test]

@@ -91,10 +91,7 @@ impl Render<'_, '_, '_> {
         let message = self.plan.message(id);
         self.out.push(b'{');
         for (i, (field, value)) in message.fields.iter().zip(values).enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            json::push_key(self.out, &field.name);
+            json::push_key_text(self.out, &field.json_key, i == 0);
             self.value(field.elem, *value);
         }
         self.out.push(b'}');

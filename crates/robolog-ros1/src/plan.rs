@@ -45,6 +45,9 @@ pub(crate) enum Count {
 #[derive(Debug, Clone)]
 pub(crate) struct FieldPlan {
     pub(crate) name: Box<str>,
+    /// The field's JSON key after a comma (`,"name":`), made once for every message rendered.
+    #[cfg(feature = "serde")]
+    pub(crate) json_key: Box<[u8]>,
     pub(crate) elem: Elem,
     pub(crate) count: Count,
     /// The type as written in the definition (for messages).
@@ -450,6 +453,8 @@ fn compile_message(
         // minimum, so decoding reports a truncation instead of wrapping around.
         fields.push(FieldPlan {
             name: field.name.as_str().into(),
+            #[cfg(feature = "serde")]
+            json_key: robolog_msg::json::key_text(&field.name),
             elem,
             count,
             type_text: field.type_text.as_str().into(),
