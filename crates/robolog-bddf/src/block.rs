@@ -217,8 +217,22 @@ pub(crate) fn parse_block(
     offset: u64,
     complete_data_blocks: u64,
 ) -> Result<Located, Error> {
-    let start = usize::try_from(offset)
-        .ok()
+    parse_block_in(file, 0, offset, complete_data_blocks)
+}
+
+/// Parses the block whose header is at file offset `offset`, out of `window`: the bytes of the
+/// file from offset `base` on (a part read by position). Offsets in errors and `end` are file
+/// offsets; a data block's payload range is one of `window`.
+pub(crate) fn parse_block_in(
+    window: &[u8],
+    base: u64,
+    offset: u64,
+    complete_data_blocks: u64,
+) -> Result<Located, Error> {
+    let file = window;
+    let start = offset
+        .checked_sub(base)
+        .and_then(|s| usize::try_from(s).ok())
         .filter(|&s| s <= file.len())
         .ok_or(Error::Truncated {
             offset,

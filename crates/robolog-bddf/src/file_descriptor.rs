@@ -68,7 +68,13 @@ pub(crate) fn validate(descriptor: &FileFormatDescriptor, offset: u64) -> Result
 pub(crate) fn read_file_descriptor(
     file: &[u8],
 ) -> Result<(FileFormatDescriptor, Checksum, Located), Error> {
-    let located = parse_block(file, FILE_DESCRIPTOR_OFFSET, 0)?;
+    file_descriptor_of(parse_block(file, FILE_DESCRIPTOR_OFFSET, 0)?)
+}
+
+/// Validates the block parsed at the file descriptor's offset as one.
+pub(crate) fn file_descriptor_of(
+    located: Located,
+) -> Result<(FileFormatDescriptor, Checksum, Located), Error> {
     let descriptor = match &located.block {
         ParsedBlock::Descriptor(block) => match &block.descriptor {
             Some(Descriptor::FileDescriptor(fd)) => fd.clone(),

@@ -80,6 +80,7 @@ pub use pod::{PodElement, PodSamples, PodValues, SampleShape, element_size};
 pub use reader::{BddfReader, Blocks, IndexEntry, IndexSource, ReaderOptions};
 pub use recover::{RecoverReport, recover, recover_file};
 pub use robolog_framing::Bytes;
+pub use robolog_query::Input;
 pub use scan::{SkipReason, Skipped, Trailer};
 pub use series::{BlockStats, Series, SeriesKind};
 pub use stream::{DEFAULT_MAX_BLOCK_SIZE, StreamOptions, StreamReader};

@@ -1,20 +1,22 @@
-//! The indexed reader: opens a whole file (usually memory-mapped) through its index.
+//! The indexed reader: opens a file through its index, read by position (a file, a buffer, a
+//! memory map, a remote object) so that only the index and the blocks asked for are read.
 
-use std::collections::BTreeMap;
-use std::ops::{Bound, RangeBounds};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::{Bound, Range, RangeBounds};
 use std::path::Path;
 
 use robolog_framing::{Bytes, read_file};
+use robolog_query::Input;
 use sha1::{Digest, Sha1};
 
 use crate::block::{
-    BlockType, DIGEST_LEN, DataBlock, END_MAGIC, HEADER_LEN, Located, ParsedBlock, START_MAGIC,
-    TRAILER_LEN, descriptor_name, parse_block,
+    BlockType, DESC_LEN_LEN, DIGEST_LEN, DataBlock, END_MAGIC, HEADER_LEN, Located, ParsedBlock,
+    START_MAGIC, TRAILER_LEN, descriptor_name, parse_block, parse_block_in,
 };
 use crate::error::{Error, Sha1Digest};
-use crate::file_descriptor::{Checksum, FILE_DESCRIPTOR_OFFSET, read_file_descriptor};
+use crate::file_descriptor::{Checksum, FILE_DESCRIPTOR_OFFSET, file_descriptor_of};
 use crate::proto::descriptor_block::Descriptor;
-use crate::proto::{FileFormatDescriptor, FileIndex, SeriesDescriptor};
+use crate::proto::{FileFormatDescriptor, FileIndex, SeriesBlockIndex, SeriesDescriptor};
 use crate::scan::{Scan, Trailer, scan};
 use crate::series::Series;
 use crate::time::timestamp_to_nanos;
@@ -106,18 +108,23 @@ impl SeriesEntries {
     }
 }
 
-/// Reads a BDDF file held in memory (usually memory-mapped) through its index.
+/// Reads a BDDF file through its index.
 ///
 /// Opening reads the trailer, the file index and each series' block index and descriptor, so
 /// [`BddfReader::series`] knows every series' counts and time span without touching the data.
-/// Blocks of one series are then read by position or time range directly. Payloads are
-/// zero-copy slices of the input.
+/// Blocks of one series are then read by position or time range directly. From an input in
+/// memory, payloads are zero-copy slices of it; from one read by position
+/// ([`BddfReader::open_input`]: a file, a remote object), opening reads only those index parts
+/// (the neighbouring ones together) and each block is one read.
 ///
 /// A file without a usable index (cut, still being written, damaged) is walked instead, unless
 /// [`ReaderOptions::scan_fallback`] is off; see [`BddfReader::index_source`].
 #[derive(Debug, Clone)]
 pub struct BddfReader {
-    data: Bytes,
+    input: Input,
+    /// For an input read by position: the sorted offsets of every block the index names. A
+    /// block ends by the next one, which bounds the read of a block to one request.
+    known: Vec<u64>,
     file_descriptor: FileFormatDescriptor,
     checksum: Checksum,
     series: Vec<Series>,
@@ -141,27 +148,62 @@ impl BddfReader {
 
     /// Opens a file given as bytes.
     pub fn open_with(data: Bytes, options: ReaderOptions) -> Result<Self, Error> {
-        if data.get(..4) != Some(&START_MAGIC[..]) {
+        Self::open_input(Input::from(data), options)
+    }
+
+    /// Opens a file read by position: a file ([`Input::open`]), a buffer, a memory map, a
+    /// remote object. Opening reads the trailer, the file index and the parts it points at;
+    /// blocks are read when asked for. A file without a usable index is read whole and walked
+    /// (see [`ReaderOptions::scan_fallback`]).
+    ///
+    /// ```
+    /// use robolog_bddf::{BddfReader, BddfWriter, Input, ReaderOptions, series_identifier};
+    ///
+    /// let mut writer = BddfWriter::new(Vec::new())?;
+    /// let log = writer.add_message_series(
+    ///     series_identifier("bosdyn:channel", [("bosdyn:channel", "log")]),
+    ///     Default::default(),
+    ///     Default::default(),
+    /// )?;
+    /// writer.write_message(log, 1_000, b"started")?;
+    /// let file = tempfile::NamedTempFile::new()?;
+    /// std::fs::write(file.path(), writer.finish()?)?;
+    ///
+    /// let reader = BddfReader::open_input(Input::open(file.path())?, ReaderOptions::default())?;
+    /// assert_eq!(&reader.read_block(log, 0)?.data[..], b"started");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_input(input: Input, options: ReaderOptions) -> Result<Self, Error> {
+        let magic = read(&input, 0..input.len().min(4))?;
+        if magic[..] != START_MAGIC[..] {
             return Err(Error::NotBddf {
-                found: data.iter().take(4).copied().collect(),
+                found: magic.to_vec(),
             });
         }
-        match Self::open_indexed(&data, options) {
+        match Self::open_indexed(&input, options) {
             Ok(reader) => Ok(reader),
             Err(reason) if options.scan_fallback && can_scan_instead(&reason) => {
+                // A walk reads every block: the whole file, read once.
+                let data = match input.in_memory() {
+                    Some(data) => data.clone(),
+                    None => read(&input, 0..input.len())?,
+                };
                 Self::open_scanned(data, reason, options)
             }
             Err(e) => Err(e),
         }
     }
 
-    fn open_indexed(data: &Bytes, options: ReaderOptions) -> Result<Self, Error> {
-        let file: &[u8] = data;
-        let file_len = file.len() as u64;
-        if file_len < 4 + TRAILER_LEN || file[file.len() - 4..] != END_MAGIC {
+    fn open_indexed(input: &Input, options: ReaderOptions) -> Result<Self, Error> {
+        let file_len = input.len();
+        if file_len < 4 + TRAILER_LEN {
             return Err(Error::NoTrailer { file_len });
         }
-        let trailer = read_trailer(file)?;
+        let tail = read(input, file_len - TRAILER_LEN..file_len)?;
+        if !tail.ends_with(&END_MAGIC) {
+            return Err(Error::NoTrailer { file_len });
+        }
+        let trailer = read_trailer(&tail, file_len - TRAILER_LEN)?;
         let trailer_offset = trailer.offset;
         let index_offset = trailer.index_offset;
         if index_offset < FILE_DESCRIPTOR_OFFSET || index_offset >= trailer_offset {
@@ -170,30 +212,96 @@ impl BddfReader {
                 file_len,
             });
         }
-        // Everything the index points at lies before the file index block.
-        let body = &file[..trailer_offset as usize];
-        let file_index = read_file_index(body, index_offset)?;
-        let (file_descriptor, checksum, _) = read_file_descriptor(body)?;
+        // Everything the index points at lies before the trailer.
+        let limit = trailer_offset;
+        let file_index = read_file_index(input, index_offset, limit)?;
+        let (file_descriptor, checksum, _) = file_descriptor_of(
+            parse_at(
+                input,
+                FILE_DESCRIPTOR_OFFSET,
+                FILE_DESCRIPTOR_OFFSET + FIRST_READ,
+                limit,
+                None,
+            )?
+            .1,
+        )?;
 
         let count = file_index.series_identifiers.len();
-        if file_index.series_block_index_offsets.len() != count {
+        let offsets = &file_index.series_block_index_offsets;
+        if offsets.len() != count {
             return Err(Error::BadIndex {
                 offset: index_offset,
                 problem: format!(
                     "{count} series identifiers but {} block index offsets",
-                    file_index.series_block_index_offsets.len()
+                    offsets.len()
                 ),
             });
         }
+        let positional = input.in_memory().is_none();
+        let in_body = |offset: &u64| (FILE_DESCRIPTOR_OFFSET..index_offset).contains(offset);
+        // Read by position, the block indexes (written together before the file index) are
+        // read together, then the series descriptors (written where each series began).
+        let mut known: Vec<u64> = Vec::new();
+        if positional {
+            known.extend(offsets.iter().copied().filter(in_body));
+            known.extend([index_offset, trailer_offset]);
+            known.sort_unstable();
+            known.dedup();
+        }
+        let ahead = read_ahead(input, offsets.iter().copied().filter(in_body), &known, limit)?;
+        let parts = IndexParts {
+            input,
+            ahead: &ahead,
+            known: &known,
+            limit,
+        };
+        let block_indexes: Vec<Result<SeriesBlockIndex, Error>> = (0u32..)
+            .zip(offsets)
+            .map(|(series_index, &offset)| {
+                read_block_index(&parts, series_index, offset, index_offset)
+            })
+            .collect();
+        let descriptor_offsets = block_indexes
+            .iter()
+            .flatten()
+            .map(|b| b.descriptor_file_offset)
+            .filter(in_body);
+        if positional {
+            known.extend(descriptor_offsets.clone());
+            known.extend(
+                block_indexes
+                    .iter()
+                    .flatten()
+                    .flat_map(|b| b.block_entries.iter().map(|e| e.file_offset))
+                    .filter(in_body),
+            );
+            known.sort_unstable();
+            known.dedup();
+        }
+        let ahead = read_ahead(input, descriptor_offsets, &known, limit)?;
+        let parts = IndexParts {
+            input,
+            ahead: &ahead,
+            known: &known,
+            limit,
+        };
+
         let mut series = Vec::with_capacity(count);
         let mut entries = Vec::with_capacity(count);
-        for (series_index, &offset) in (0u32..).zip(&file_index.series_block_index_offsets) {
-            let (s, e) = read_series(body, series_index, offset, index_offset)?;
+        for ((series_index, &offset), block_index) in (0u32..).zip(offsets).zip(block_indexes) {
+            let descriptor = block_index.and_then(|block_index| {
+                let descriptor_offset = block_index.descriptor_file_offset;
+                let descriptor = read_series_descriptor(&parts, descriptor_offset, index_offset)?;
+                Ok((block_index, descriptor))
+            });
+            let (block_index, descriptor) = descriptor?;
+            let (s, e) = series_of(series_index, offset, index_offset, block_index, descriptor)?;
             series.push(s);
             entries.push(e);
         }
         Ok(Self {
-            data: data.clone(),
+            input: input.clone(),
+            known,
             file_descriptor,
             checksum,
             series,
@@ -217,7 +325,7 @@ impl BddfReader {
         // and its checksum then tells whether the file was damaged after it was written.
         let ends_with_magic = data.len() as u64 >= 4 + TRAILER_LEN && data.ends_with(&END_MAGIC);
         let trailer =
-            trailer.or_else(|| ends_with_magic.then(|| read_trailer(&data).ok()).flatten());
+            trailer.or_else(|| ends_with_magic.then(|| read_trailer(&data, 0).ok()).flatten());
         let Some((file_descriptor, checksum, _)) = file_descriptor else {
             // Without a readable file descriptor there is nothing to read: report why.
             return Err(stop.unwrap_or(reason));
@@ -242,7 +350,8 @@ impl BddfReader {
             }
         }
         Ok(Self {
-            data,
+            input: Input::from(data),
+            known: Vec::new(),
             file_descriptor,
             checksum,
             series,
@@ -256,9 +365,10 @@ impl BddfReader {
         })
     }
 
-    /// The whole input.
-    pub fn data(&self) -> &Bytes {
-        &self.data
+    /// The input the reader reads from (for a file read by a walk over its blocks, the whole
+    /// file in memory).
+    pub fn input(&self) -> &Input {
+        &self.input
     }
 
     /// The file descriptor (version, checksum kind, annotations).
@@ -324,7 +434,14 @@ impl BddfReader {
     /// Reads the data block whose header is at `offset`, which the index says belongs to
     /// `series_index`; also returns the offset just past it.
     fn read_block_at(&self, offset: u64, series_index: u32) -> Result<(DataBlock, u64), Error> {
-        let located = parse_block(&self.data, offset, 0)?;
+        let limit = self.input.len();
+        let (window, located) = parse_at(
+            &self.input,
+            offset,
+            bound(&self.known, offset, limit),
+            limit,
+            None,
+        )?;
         let ParsedBlock::Data {
             descriptor,
             payload,
@@ -347,8 +464,26 @@ impl BddfReader {
                 ),
             });
         }
-        let block = DataBlock::new(descriptor, self.data.slice(payload), offset)?;
+        let block = DataBlock::new(descriptor, window.slice(payload), offset)?;
         Ok((block, located.end))
+    }
+
+    /// Says that these data blocks (series index, position in the series) are about to be
+    /// read, in this order: an input read from a remote object fetches them ahead, neighbours
+    /// by one request (see [`Input::prefetch`]). Nothing for an input in memory; a hint only.
+    pub fn prefetch_blocks(&self, blocks: impl IntoIterator<Item = (u32, usize)>) {
+        if self.input.in_memory().is_some() {
+            return;
+        }
+        let limit = self.input.len();
+        let ranges: Vec<Range<u64>> = blocks
+            .into_iter()
+            .filter_map(|(series_index, position)| {
+                let offset = self.entries_of(series_index).ok()?.entries.get(position)?.offset;
+                Some(offset..read_end(offset, bound(&self.known, offset, limit), limit))
+            })
+            .collect();
+        self.input.prefetch(&ranges);
     }
 
     /// The data blocks of one series whose time is in `time_range` (ns; `..` for all), in the
@@ -427,14 +562,18 @@ impl BddfReader {
     pub fn verify_checksum(&self) -> Result<(), Error> {
         let Some(trailer) = &self.trailer else {
             return Err(Error::NoTrailer {
-                file_len: self.data.len() as u64,
+                file_len: self.input.len(),
             });
         };
         if self.checksum == Checksum::None {
             return Ok(());
         }
-        let covered = &self.data[..(trailer.offset + HEADER_LEN + 8) as usize];
-        check_digest(Sha1::digest(covered).as_slice(), trailer.digest)
+        let covered = 0..trailer.offset + HEADER_LEN + 8;
+        // Read by position, the file is hashed as it streams in, fetched ahead in pieces.
+        self.input.prefetch(&pieces(covered.clone()).collect::<Vec<_>>());
+        let mut sha = Sha1::new();
+        hash_range(&mut sha, &self.input, covered)?;
+        check_digest(sha.finalize().as_slice(), trailer.digest)
     }
 
     /// Why a walk over the blocks stopped early, for files read without their index.
@@ -446,10 +585,11 @@ impl BddfReader {
     }
 }
 
-/// Reads the trailer at the end of a file that ends with the end magic.
-fn read_trailer(file: &[u8]) -> Result<Trailer, Error> {
-    let offset = (file.len() as u64).saturating_sub(TRAILER_LEN);
-    match parse_block(file, offset, 0)? {
+/// Reads the trailer at the end of `tail`, the bytes of a file that ends with the end magic
+/// from offset `base` on.
+fn read_trailer(tail: &[u8], base: u64) -> Result<Trailer, Error> {
+    let offset = base + (tail.len() as u64).saturating_sub(TRAILER_LEN);
+    match parse_block_in(tail, base, offset, 0)? {
         Located {
             block:
                 ParsedBlock::End {
@@ -474,12 +614,129 @@ fn read_trailer(file: &[u8]) -> Result<Trailer, Error> {
 /// is missing or damaged. Errors about the file as a whole (not BDDF, unsupported version or
 /// checksum) stay errors.
 fn can_scan_instead(error: &Error) -> bool {
+    // An input that cannot be read (a file gone, a server failing) cannot be walked either.
     !matches!(
         error,
         Error::NotBddf { .. }
             | Error::UnsupportedVersion { .. }
             | Error::UnsupportedChecksum { .. }
+            | Error::Io { .. }
     )
+}
+
+/// Bytes read at once when the end of a block is not known: about what a small descriptor
+/// takes, and no more than a small read costs.
+const FIRST_READ: u64 = 4 << 10;
+
+/// Pieces in which a file is hashed when it is read by position.
+const HASH_PIECE: u64 = 8 << 20;
+
+/// Reads `range` of `input`.
+fn read(input: &Input, range: Range<u64>) -> Result<Bytes, Error> {
+    let start = range.start;
+    input.read(range).map_err(|e| Error::io(start, e))
+}
+
+/// The next offset after `offset` in `known` (sorted), or `limit`: where the block at `offset`
+/// ends at the latest when the index is right.
+fn bound(known: &[u64], offset: u64, limit: u64) -> u64 {
+    let next = known.partition_point(|&k| k <= offset);
+    known.get(next).map_or(limit, |&k| k.min(limit))
+}
+
+/// The end of the first read of the block at `offset`: its bound, but at least its header and
+/// a data block's descriptor length (which tell its length), never past `limit`.
+fn read_end(offset: u64, bound: u64, limit: u64) -> u64 {
+    bound
+        .max(offset.saturating_add(HEADER_LEN + DESC_LEN_LEN))
+        .min(limit)
+}
+
+/// Parses the block at `offset`, which ends by `limit` (else it is truncated), and returns it
+/// with the bytes its payload range refers to. An input in memory is sliced; one read by
+/// position is read up to `bound` (or `window`, read ahead from `offset`), then by the block's
+/// own length when it is longer.
+fn parse_at(
+    input: &Input,
+    offset: u64,
+    bound: u64,
+    limit: u64,
+    window: Option<Bytes>,
+) -> Result<(Bytes, Located), Error> {
+    if let Some(data) = input.in_memory() {
+        let body = data.slice(..usize::try_from(limit).unwrap_or(usize::MAX).min(data.len()));
+        let located = parse_block(&body, offset, 0)?;
+        return Ok((body, located));
+    }
+    let window = match window {
+        Some(window) => window,
+        None if offset >= limit => Bytes::new(),
+        None => read(input, offset..read_end(offset, bound, limit))?,
+    };
+    match parse_block_in(&window, offset, offset, 0) {
+        Err(Error::Truncated {
+            offset: at,
+            what,
+            needed,
+            complete_data_blocks,
+            ..
+        }) if at == offset && offset + (window.len() as u64) < limit => {
+            let available = limit - offset;
+            if needed > available {
+                return Err(Error::Truncated {
+                    offset,
+                    what,
+                    needed,
+                    available,
+                    complete_data_blocks,
+                });
+            }
+            let window = read(input, offset..offset + needed)?;
+            let located = parse_block_in(&window, offset, offset, 0)?;
+            Ok((window, located))
+        }
+        other => other.map(|located| (window, located)),
+    }
+}
+
+/// For an input read by position, the first read of each block at `offsets`, all at once (the
+/// input joins neighbours); nothing for one in memory.
+fn read_ahead(
+    input: &Input,
+    offsets: impl Iterator<Item = u64>,
+    known: &[u64],
+    limit: u64,
+) -> Result<HashMap<u64, Bytes>, Error> {
+    if input.in_memory().is_some() {
+        return Ok(HashMap::new());
+    }
+    let mut offsets: Vec<u64> = offsets.filter(|&o| o < limit).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    let ranges: Vec<Range<u64>> = offsets
+        .iter()
+        .map(|&o| o..read_end(o, bound(known, o, limit), limit))
+        .collect();
+    let start = offsets.first().copied().unwrap_or(0);
+    let windows = input
+        .read_ranges(&ranges)
+        .map_err(|e| Error::io(start, e))?;
+    Ok(offsets.into_iter().zip(windows).collect())
+}
+
+/// `range` in pieces of [`HASH_PIECE`] bytes.
+fn pieces(range: Range<u64>) -> impl Iterator<Item = Range<u64>> {
+    (range.start..range.end)
+        .step_by(HASH_PIECE as usize)
+        .map(move |start| start..start.saturating_add(HASH_PIECE).min(range.end))
+}
+
+/// Hashes `range` of `input`, a piece at a time.
+fn hash_range(sha: &mut Sha1, input: &Input, range: Range<u64>) -> Result<(), Error> {
+    for piece in pieces(range) {
+        sha.update(&read(input, piece)?);
+    }
+    Ok(())
 }
 
 fn block_name(block: &ParsedBlock) -> &'static str {
@@ -503,10 +760,11 @@ fn check_digest(actual: &[u8], expected: Sha1Digest) -> Result<(), Error> {
     }
 }
 
-/// Reads the file index block at `offset`; an empty descriptor block there is an empty index
-/// (some writers produce one for files without series).
-fn read_file_index(body: &[u8], offset: u64) -> Result<FileIndex, Error> {
-    let located = parse_block(body, offset, 0).map_err(|e| as_index_error(e, offset))?;
+/// Reads the file index block at `offset`, which ends by `limit`; an empty descriptor block
+/// there is an empty index (some writers produce one for files without series).
+fn read_file_index(input: &Input, offset: u64, limit: u64) -> Result<FileIndex, Error> {
+    let (_, located) =
+        parse_at(input, offset, limit, limit, None).map_err(|e| as_index_error(e, offset))?;
     match located.block {
         ParsedBlock::Descriptor(block) => match block.descriptor {
             Some(Descriptor::FileIndex(index)) => Ok(index),
@@ -538,21 +796,43 @@ fn as_index_error(error: Error, offset: u64) -> Error {
     }
 }
 
-/// Reads the block index and the descriptor of series `series_index`.
-fn read_series(
-    body: &[u8],
+/// Where the parts the index points at are read from: the input, what was read ahead of
+/// them, the offsets that bound each read, and the end they must not run past (the trailer).
+struct IndexParts<'a> {
+    input: &'a Input,
+    ahead: &'a HashMap<u64, Bytes>,
+    known: &'a [u64],
+    limit: u64,
+}
+
+impl IndexParts<'_> {
+    fn parse(&self, offset: u64) -> Result<Located, Error> {
+        parse_at(
+            self.input,
+            offset,
+            bound(self.known, offset, self.limit),
+            self.limit,
+            self.ahead.get(&offset).cloned(),
+        )
+        .map(|(_, located)| located)
+        .map_err(|e| as_index_error(e, offset))
+    }
+}
+
+/// Reads the block index of series `series_index`.
+fn read_block_index(
+    parts: &IndexParts<'_>,
     series_index: u32,
     offset: u64,
     index_offset: u64,
-) -> Result<(Series, SeriesEntries), Error> {
+) -> Result<SeriesBlockIndex, Error> {
     let bad = |problem: String| Error::BadIndex { offset, problem };
     if offset < FILE_DESCRIPTOR_OFFSET || offset >= index_offset {
         return Err(bad(format!(
             "the block index of series {series_index} is said to be at {offset}, outside the file"
         )));
     }
-    let located = parse_block(body, offset, 0).map_err(|e| as_index_error(e, offset))?;
-    let block_index = match located.block {
+    let block_index = match parts.parse(offset)?.block {
         ParsedBlock::Descriptor(crate::proto::DescriptorBlock {
             descriptor: Some(Descriptor::SeriesBlockIndex(index)),
         }) => index,
@@ -570,14 +850,25 @@ fn read_series(
             block_index.series_index
         )));
     }
-    let descriptor_offset = block_index.descriptor_file_offset;
-    let descriptor = read_series_descriptor(body, descriptor_offset, index_offset)?;
+    Ok(block_index)
+}
+
+/// Series `series_index` from its block index (at `offset`) and descriptor.
+fn series_of(
+    series_index: u32,
+    offset: u64,
+    index_offset: u64,
+    block_index: SeriesBlockIndex,
+    descriptor: SeriesDescriptor,
+) -> Result<(Series, SeriesEntries), Error> {
+    let bad = |problem: String| Error::BadIndex { offset, problem };
     if descriptor.series_index != series_index {
         return Err(bad(format!(
             "the descriptor of series {series_index} is for series {}",
             descriptor.series_index
         )));
     }
+    let descriptor_offset = block_index.descriptor_file_offset;
     let mut series = Series::new(descriptor, descriptor_offset).with_block_index_offset(offset);
     let mut entries = Vec::with_capacity(block_index.block_entries.len());
     for entry in block_index.block_entries {
@@ -607,7 +898,7 @@ fn read_series(
 }
 
 fn read_series_descriptor(
-    body: &[u8],
+    parts: &IndexParts<'_>,
     offset: u64,
     index_offset: u64,
 ) -> Result<SeriesDescriptor, Error> {
@@ -617,8 +908,7 @@ fn read_series_descriptor(
             problem: format!("a series descriptor is said to be at {offset}, outside the file"),
         });
     }
-    let located = parse_block(body, offset, 0).map_err(|e| as_index_error(e, offset))?;
-    match located.block {
+    match parts.parse(offset)?.block {
         ParsedBlock::Descriptor(crate::proto::DescriptorBlock {
             descriptor: Some(Descriptor::SeriesDescriptor(descriptor)),
         }) => Ok(descriptor),
@@ -644,6 +934,8 @@ enum Verify {
     },
     /// Hash the whole file once the walk is over.
     AtTheEnd,
+    /// Reading what was to be hashed failed: reported after the last block.
+    Failed(Error),
 }
 
 /// An iterator over data blocks of a [`BddfReader`]. Items are independent: an unreadable
@@ -682,7 +974,6 @@ impl<'r> Blocks<'r> {
 
     /// The items after the last block: a checksum mismatch, then why a walk stopped early.
     fn final_errors(&mut self) -> Vec<Error> {
-        let data = &self.reader.data;
         let checksum = match std::mem::replace(&mut self.verify, Verify::No) {
             Verify::No => Ok(()),
             Verify::AlongTheWay {
@@ -690,11 +981,10 @@ impl<'r> Blocks<'r> {
                 hashed_until,
                 digest,
                 until,
-            } => {
-                sha.update(&data[hashed_until as usize..until as usize]);
-                check_digest(sha.finalize().as_slice(), digest)
-            }
+            } => hash_range(&mut sha, &self.reader.input, hashed_until..until)
+                .and_then(|()| check_digest(sha.finalize().as_slice(), digest)),
             Verify::AtTheEnd => self.reader.verify_checksum(),
+            Verify::Failed(e) => Err(e),
         };
         let stop = if self.report_stop {
             self.reader.stop_error()
@@ -733,8 +1023,10 @@ impl Iterator for Blocks<'_> {
             // trailer: the hash still covers exactly [0, until).
             let end = (*end).min(*until);
             if end > *hashed_until {
-                sha.update(&self.reader.data[*hashed_until as usize..end as usize]);
-                *hashed_until = end;
+                match hash_range(sha, &self.reader.input, *hashed_until..end) {
+                    Ok(()) => *hashed_until = end,
+                    Err(e) => self.verify = Verify::Failed(e),
+                }
             }
         }
         Some(result.map(|(block, _)| block))

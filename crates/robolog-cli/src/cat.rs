@@ -64,7 +64,10 @@ fn cat_log(
     let query = log.messages().filter(filter.clone());
     let selection = query.selection().map_err(|e| Failure::log(e, file))?;
     warn_unmatched(&selection.unmatched, file);
-    let summary = log.summary().map_err(|e| Failure::log(e, file))?;
+    // The counts only: a remote bag's chunk totals would cost a request per chunk.
+    let summary = log
+        .summary_without_chunks()
+        .map_err(|e| Failure::log(e, file))?;
     let selected = summary
         .channels
         .iter()

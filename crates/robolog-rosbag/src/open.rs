@@ -170,6 +170,18 @@ impl ChunkEntry {
 /// again whole).
 const CHUNK_HEAD_LEN: u64 = 512;
 
+/// Announces the reads of the chunk headers not read yet: from a remote object they are then
+/// fetched a few requests at once and neighbours together, not one after another.
+fn prefetch_heads(input: &Input, chunks: &[ChunkEntry], section: &Range<usize>) {
+    let end = section.end as u64;
+    let heads: Vec<Range<u64>> = chunks
+        .iter()
+        .filter(|c| c.layout.get().is_none())
+        .map(|c| c.info.position..end.min(c.info.position.saturating_add(CHUNK_HEAD_LEN)))
+        .collect();
+    input.prefetch(&heads);
+}
+
 fn read_layout(
     input: &Input,
     section: &Range<usize>,
@@ -347,6 +359,7 @@ impl Bag {
     /// position that does not lead to a chunk record is [`Error::IndexDamaged`].
     pub fn chunk_headers(&self) -> impl ExactSizeIterator<Item = Result<ChunkHeader>> + '_ {
         let data = &self.inner;
+        prefetch_heads(&data.input, &data.chunks, &data.chunk_section);
         data.chunks.iter().map(|c| {
             c.layout(&data.input, &data.chunk_section)
                 .map(|layout| ChunkHeader {
@@ -482,6 +495,7 @@ fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -
     } else {
         let index = read_index(&input, chunks_start, &header).and_then(|index| {
             if options.verify_chunks {
+                prefetch_heads(&input, &index.chunks, &index.chunk_section);
                 for chunk in &index.chunks {
                     chunk.layout(&input, &index.chunk_section)?;
                 }

@@ -74,20 +74,36 @@ fn connection_metadata(connection: &Connection) -> BTreeMap<String, String> {
 /// that an index pointing anywhere but at a chunk makes the bag be read by a scan (and `info`
 /// needs the headers anyway).
 pub(crate) fn open_bag(input: impl Into<Input>) -> robolog_rosbag::Result<Bag> {
+    open_bag_with(input, true)
+}
+
+/// Opens a bag, checking every chunk header at open when `verify_chunks`. A remote bag is
+/// opened without: a query then reads only the headers of its chunks, and `info` reads them
+/// all (fetched ahead, a few at once), where every header would cost a request at open.
+pub(crate) fn open_bag_with(
+    input: impl Into<Input>,
+    verify_chunks: bool,
+) -> robolog_rosbag::Result<Bag> {
     Bag::open_with(
         input,
-        robolog_rosbag::OpenOptions::new().verify_chunks(true),
+        robolog_rosbag::OpenOptions::new().verify_chunks(verify_chunks),
     )
 }
 
 #[derive(Debug)]
 pub(crate) struct BagLog {
     bag: Bag,
+    /// Whether opening read and checked every chunk header.
+    verified: bool,
 }
 
 impl BagLog {
-    pub(crate) fn open(input: Input) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let bag = open_bag(input)?;
+    /// Opens the bag read through `input` (see [`open_bag_with`] for `verify_chunks`).
+    pub(crate) fn open(
+        input: Input,
+        verify_chunks: bool,
+    ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
+        let bag = open_bag_with(input, verify_chunks)?;
         let mut builder = ChannelBuilder::default();
         let channels = bag
             .connections()
@@ -117,7 +133,14 @@ impl BagLog {
             )),
         }
         problems.extend(bag.problems().iter().skip(stated_by_bag).map(bag_problem));
-        Ok((Self { bag }, channels, problems))
+        Ok((
+            Self {
+                bag,
+                verified: verify_chunks,
+            },
+            channels,
+            problems,
+        ))
     }
 
     pub(crate) fn chunks(&self) -> Result<Vec<ChunkInfo>> {
@@ -141,15 +164,26 @@ impl BagLog {
             .collect()
     }
 
-    pub(crate) fn summary(&self, channels: &[Arc<Channel>], file_size: u64) -> Summary {
+    /// The summary; with `chunks`, the chunk totals, from every chunk header (read at open,
+    /// then this reads nothing and cannot fail; for a remote bag read now, when a failure is
+    /// an error).
+    pub(crate) fn summary(
+        &self,
+        channels: &[Arc<Channel>],
+        file_size: u64,
+        chunks: bool,
+    ) -> Result<Summary> {
         let s = self.bag.summary();
-        let chunks = (self.bag.version() == Version::V2_0).then(|| ChunkSummary {
+        let chunks = chunks && self.bag.version() == Version::V2_0;
+        let compression = match chunks.then(|| self.bag.compression()) {
+            None => Vec::new(),
+            Some(Ok(compression)) => compression,
+            Some(Err(e)) if !self.verified => return Err(e.into()),
+            Some(Err(_)) => Vec::new(),
+        };
+        let chunks = chunks.then(|| ChunkSummary {
             count: s.chunk_count,
-            // Opening read every chunk header, so this reads nothing and cannot fail.
-            compression: self
-                .bag
-                .compression()
-                .unwrap_or_default()
+            compression: compression
                 .iter()
                 .map(|c| CompressionSummary {
                     compression: c.compression.name().to_owned(),
@@ -159,7 +193,7 @@ impl BagLog {
                 })
                 .collect(),
         });
-        Summary {
+        Ok(Summary {
             format: Format::Bag,
             version: self.bag.version().to_string(),
             properties: BTreeMap::new(),
@@ -186,7 +220,7 @@ impl BagLog {
                     reason: format!("the index is damaged at byte {offset}: {message}"),
                 },
             },
-        }
+        })
     }
 
     pub(crate) fn messages(

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use robolog_bddf::proto::{PodType, SeriesIdentifier};
-use robolog_bddf::{BddfReader, DataBlock, IndexSource, Series, SeriesKind};
+use robolog_bddf::{BddfReader, DataBlock, IndexSource, ReaderOptions, Series, SeriesKind};
 use robolog_framing::Bytes;
+use robolog_query::Input;
 
 use crate::encodings::{
     BDDF_ANNOTATION_PREFIX, BDDF_ANNOTATIONS, BDDF_CONTENT_TYPE, BDDF_DESCRIPTION, BDDF_DIMENSIONS,
@@ -271,11 +272,13 @@ pub(crate) struct BddfLog {
 }
 
 impl BddfLog {
+    /// Opens the file read through `input`: its index parts are read now, blocks as queries
+    /// need them.
     pub(crate) fn open(
-        data: Bytes,
+        input: Input,
         policy: NegativeTimes,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let reader = BddfReader::open(data)?;
+        let reader = BddfReader::open_input(input, ReaderOptions::default())?;
         let mut series: Vec<SeriesChannel> = reader.series().iter().map(series_channel).collect();
         series.sort_by_key(|s| s.channel.id);
         let mut problems = Vec::new();
@@ -434,6 +437,11 @@ impl BddfLog {
         let verify = filter.is_everything()
             && selection.channels.is_none()
             && self.reader.trailer().is_some();
+        // Read by position (a remote object), the planned blocks are fetched ahead.
+        self.reader.prefetch_blocks(
+            plan.iter()
+                .map(|b| (self.series[b.series].channel.id, b.position)),
+        );
         Ok(MessagesInner::Bddf(BddfMessages {
             reader: Arc::clone(&self.reader),
             series: self.series.clone(),

@@ -128,7 +128,7 @@ impl OpenOptions {
     fn open_url(&self, url: &str) -> Result<Log> {
         let options = robolog_remote::RemoteOptions::new().allow_download(self.allow_download);
         let remote = robolog_remote::Remote::open(url, &options).map_err(std::io::Error::from)?;
-        self.open_input(remote.input())
+        self.open_input_from(remote.input(), true)
     }
 
     #[cfg(not(feature = "remote"))]
@@ -146,9 +146,9 @@ impl OpenOptions {
 
     /// Opens the log read through `input`: a file read by position ([`Input::open`]), a
     /// buffer, a memory map ([`Input::map`], an `unsafe` opt-in), any other [`ReadAt`] source.
-    /// Bags and MCAP files are read by position, through their index when they have one (a
-    /// query reads the chunks it needs); a BDDF file, and a bag or MCAP file without a usable
-    /// index, is read whole. (A ROS 2 bag is a directory or an SQLite file: open it by path
+    /// Bags, MCAP and BDDF files are read by position, through their index when they have one
+    /// (a query reads the chunks or blocks it needs); a file without a usable index is read
+    /// whole. (A ROS 2 bag is a directory or an SQLite file: open it by path
     /// with [`OpenOptions::open`].)
     ///
     /// ```
@@ -165,6 +165,13 @@ impl OpenOptions {
     /// [`ReadAt`]: robolog_query::ReadAt
     /// [`Input::map`]: robolog_query::Input::map
     pub fn open_input(&self, input: Input) -> Result<Log> {
+        self.open_input_from(input, false)
+    }
+
+    /// Opens the log read through `input`, a `remote` one (where each read is a request)
+    /// read with fewer reads at open.
+    #[cfg_attr(not(feature = "rosbag"), allow(unused_variables))]
+    fn open_input_from(&self, input: Input, remote: bool) -> Result<Log> {
         let format = sniff(&input.read_up_to(0, SNIFF_LEN as u64)?)?;
         format.require_enabled()?;
         if format == Format::Rosbag2 {
@@ -177,7 +184,7 @@ impl OpenOptions {
         let (backend, channels, problems) = match format {
             #[cfg(feature = "rosbag")]
             Format::Bag => {
-                let (b, c, p) = crate::bag_log::BagLog::open(input.clone())?;
+                let (b, c, p) = crate::bag_log::BagLog::open(input.clone(), !remote)?;
                 (Backend::Bag(b), c, p)
             }
             #[cfg(feature = "mcap")]
@@ -189,7 +196,7 @@ impl OpenOptions {
             #[cfg(feature = "bddf")]
             Format::Bddf => {
                 let (b, c, p) =
-                    crate::bddf_log::BddfLog::open(input.read_all()?, self.negative_times)?;
+                    crate::bddf_log::BddfLog::open(input.clone(), self.negative_times)?;
                 (Backend::Bddf(b), c, p)
             }
             #[allow(unreachable_patterns)]
@@ -307,13 +314,25 @@ impl Log {
         self.file_size
     }
 
+    /// The summary but for a bag's chunk totals (`chunks` is `None` for a bag): those need
+    /// every chunk header, which costs a request per chunk for a remote bag. For what needs
+    /// only the channels and counts (`cat`).
+    pub fn summary_without_chunks(&self) -> Result<Summary> {
+        match &self.backend {
+            #[cfg(feature = "rosbag")]
+            Backend::Bag(b) => b.summary(&self.channels, self.file_size, false),
+            #[allow(unreachable_patterns)]
+            _ => self.summary(),
+        }
+    }
+
     /// Counts per channel, times, chunks, attachments and metadata. Taken from the file's
     /// index and statistics; an MCAP file without statistics is counted by reading its
     /// message indexes or, without those, its messages.
     pub fn summary(&self) -> Result<Summary> {
         match &self.backend {
             #[cfg(feature = "rosbag")]
-            Backend::Bag(b) => Ok(b.summary(&self.channels, self.file_size)),
+            Backend::Bag(b) => b.summary(&self.channels, self.file_size, true),
             #[cfg(feature = "mcap")]
             Backend::Mcap(b) => b.summary(&self.channels, self.file_size),
             #[cfg(feature = "bddf")]

@@ -10,6 +10,7 @@ mod bad_files;
 mod corruption;
 mod fuzz_regressions;
 mod golden;
+mod positional;
 mod hostile_generated;
 mod recover;
 mod roundtrip;

@@ -282,3 +282,148 @@ fn an_indexed_mcap_file_is_read_from_s3_with_few_requests() {
         stdout(&args(&local).iter().map(String::as_str).collect::<Vec<_>>())
     );
 }
+
+/// `info` of the remote file and of the local one, but for the file's name.
+fn same_info(url: &str, local: &str) -> serde_json::Value {
+    let mut remote: serde_json::Value =
+        serde_json::from_str(&stdout(&["info", "--json", url])).unwrap();
+    let mut here: serde_json::Value =
+        serde_json::from_str(&stdout(&["info", "--json", local])).unwrap();
+    for v in [&mut remote, &mut here] {
+        if let Some(o) = v.as_object_mut() {
+            o.remove("file");
+            o.remove("path");
+        }
+    }
+    assert_eq!(remote, here);
+    here
+}
+
+/// `cat --json` of `/imu` over two seconds.
+fn two_seconds_of_imu(input: &str) -> String {
+    stdout(&[
+        "cat",
+        "--json",
+        "--topic",
+        "/imu",
+        "--start-secs",
+        "1700000030",
+        "--end-secs",
+        "1700000032",
+        input,
+    ])
+}
+
+#[test]
+fn a_bddf_file_is_read_over_http_by_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let mcap = dir.path().join("drive.mcap");
+    recording(&mcap);
+    let local = nginx.root().join("drive.bddf");
+    robolog(["convert", mcap.to_str().unwrap(), local.to_str().unwrap()]).expect(0);
+    let local = local.to_str().unwrap().to_owned();
+    let size = std::fs::metadata(&local).unwrap().len();
+    let url = nginx.url("drive.bddf");
+
+    // `info`: the tail (trailer, file index), the block indexes before it, the first bytes
+    // (file and series descriptors).
+    nginx.clear();
+    let info = same_info(&url, &local);
+    assert_eq!(info["message_count"], 16_200, "{info}");
+    let requests: Vec<Request> = nginx
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("drive.bddf"))
+        .collect();
+    let (count, bytes) = totals(&requests);
+    assert!(count <= 4, "{requests:#?}");
+    assert!(requests.iter().all(|r| r.status == 206), "{requests:#?}");
+    assert!(bytes < size / 20, "{bytes} of {size}: {requests:#?}");
+
+    // One topic over two seconds: those blocks, fetched ahead together.
+    nginx.clear();
+    let remote = two_seconds_of_imu(&url);
+    let requests = nginx.requests();
+    let (count, bytes) = totals(&requests);
+    assert!(count <= 6, "{requests:#?}");
+    assert!(bytes < size / 8, "{bytes} of {size}: {requests:#?}");
+    assert_eq!(remote.lines().count(), 400);
+    assert_eq!(remote, two_seconds_of_imu(&local));
+
+    // Every message, the checksum checked: the same output as read locally.
+    assert_eq!(
+        stdout(&["cat", "--json", &url]),
+        stdout(&["cat", "--json", &local])
+    );
+}
+
+/// The recording as a ROS 1 bag 2.0 (chunks of 768 KiB, as `rosbag record` writes):
+/// `/camera` as `std_msgs/String` of 16 KiB, `/imu` and `/tf` as `std_msgs/UInt64`.
+fn bag_recording(path: &Path) {
+    use robolog::rosbag::{WriteOptions, Writer};
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = Writer::with_options(file, WriteOptions::new()).unwrap();
+    let uint64 = ("std_msgs/UInt64", "1b2a79973e8bf53d7b53acb71299cb57", "uint64 data\n");
+    let string = ("std_msgs/String", "992ce8a1687cec8c8bd883ec73ca41d1", "string data\n");
+    let camera = w
+        .add_connection("/camera", string.0, string.1, string.2)
+        .unwrap();
+    let imu = w.add_connection("/imu", uint64.0, uint64.1, uint64.2).unwrap();
+    let tf = w.add_connection("/tf", uint64.0, uint64.1, uint64.2).unwrap();
+    let start = 1_700_000_000_000_000_000u64;
+    let ms = 1_000_000u64;
+    let mut image = vec![0u8; 4 + (16 << 10)];
+    for t in (0..60_000u64).step_by(5) {
+        let time = start + t * ms;
+        w.write(imu, time, &(t / 5).to_le_bytes()).unwrap();
+        if t % 20 == 0 {
+            w.write(tf, time, &(t / 20).to_le_bytes()).unwrap();
+        }
+        if t % 50 == 0 {
+            image[..4].copy_from_slice(&(16u32 << 10).to_le_bytes());
+            for (i, b) in image[4..].iter_mut().enumerate() {
+                *b = b'a' + ((i as u64 ^ t) % 26) as u8;
+            }
+            w.write(camera, time, &image).unwrap();
+        }
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn a_bag_is_read_over_http_by_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("drive.bag");
+    bag_recording(&local);
+    let local = local.to_str().unwrap().to_owned();
+    let size = std::fs::metadata(&local).unwrap().len();
+    let url = nginx.url("drive.bag");
+
+    // `info`: the tail (the index section), the first bytes (the file header), and the chunk
+    // headers (for the chunks' compression and sizes), which are small.
+    nginx.clear();
+    let info = same_info(&url, &local);
+    assert_eq!(info["message_count"], 16_200, "{info}");
+    let chunks = info["chunks"]["count"].as_u64().unwrap();
+    assert!(chunks > 20, "{info}");
+    let requests = nginx.requests();
+    let (count, bytes) = totals(&requests);
+    assert!(count as u64 <= 2 + chunks, "{requests:#?}");
+    assert!(bytes < size / 20, "{bytes} of {size}: {requests:#?}");
+
+    // One topic over two seconds: only the chunks of those seconds, not every chunk header.
+    nginx.clear();
+    let remote = two_seconds_of_imu(&url);
+    let requests = nginx.requests();
+    let (count, bytes) = totals(&requests);
+    assert!(count <= 6, "{requests:#?}");
+    assert!(bytes < size / 8, "{bytes} of {size}: {requests:#?}");
+    assert_eq!(remote.lines().count(), 400);
+    assert_eq!(remote, two_seconds_of_imu(&local));
+}
