@@ -248,7 +248,12 @@ impl BddfReader {
             known.sort_unstable();
             known.dedup();
         }
-        let ahead = read_ahead(input, offsets.iter().copied().filter(in_body), &known, limit)?;
+        let ahead = read_ahead(
+            input,
+            offsets.iter().copied().filter(in_body),
+            &known,
+            limit,
+        )?;
         let parts = IndexParts {
             input,
             ahead: &ahead,
@@ -324,8 +329,11 @@ impl BddfReader {
         // A walk stopped by damage does not reach the trailer, but the trailer may be intact
         // and its checksum then tells whether the file was damaged after it was written.
         let ends_with_magic = data.len() as u64 >= 4 + TRAILER_LEN && data.ends_with(&END_MAGIC);
-        let trailer =
-            trailer.or_else(|| ends_with_magic.then(|| read_trailer(&data, 0).ok()).flatten());
+        let trailer = trailer.or_else(|| {
+            ends_with_magic
+                .then(|| read_trailer(&data, 0).ok())
+                .flatten()
+        });
         let Some((file_descriptor, checksum, _)) = file_descriptor else {
             // Without a readable file descriptor there is nothing to read: report why.
             return Err(stop.unwrap_or(reason));
@@ -479,7 +487,12 @@ impl BddfReader {
         let ranges: Vec<Range<u64>> = blocks
             .into_iter()
             .filter_map(|(series_index, position)| {
-                let offset = self.entries_of(series_index).ok()?.entries.get(position)?.offset;
+                let offset = self
+                    .entries_of(series_index)
+                    .ok()?
+                    .entries
+                    .get(position)?
+                    .offset;
                 Some(offset..read_end(offset, bound(&self.known, offset, limit), limit))
             })
             .collect();
@@ -570,7 +583,8 @@ impl BddfReader {
         }
         let covered = 0..trailer.offset + HEADER_LEN + 8;
         // Read by position, the file is hashed as it streams in, fetched ahead in pieces.
-        self.input.prefetch(&pieces(covered.clone()).collect::<Vec<_>>());
+        self.input
+            .prefetch(&pieces(covered.clone()).collect::<Vec<_>>());
         let mut sha = Sha1::new();
         hash_range(&mut sha, &self.input, covered)?;
         check_digest(sha.finalize().as_slice(), trailer.digest)

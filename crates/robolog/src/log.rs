@@ -195,8 +195,7 @@ impl OpenOptions {
             }
             #[cfg(feature = "bddf")]
             Format::Bddf => {
-                let (b, c, p) =
-                    crate::bddf_log::BddfLog::open(input.clone(), self.negative_times)?;
+                let (b, c, p) = crate::bddf_log::BddfLog::open(input.clone(), self.negative_times)?;
                 (Backend::Bddf(b), c, p)
             }
             #[allow(unreachable_patterns)]

@@ -366,13 +366,25 @@ fn bag_recording(path: &Path) {
     use robolog::rosbag::{WriteOptions, Writer};
     let file = std::fs::File::create(path).unwrap();
     let mut w = Writer::with_options(file, WriteOptions::new()).unwrap();
-    let uint64 = ("std_msgs/UInt64", "1b2a79973e8bf53d7b53acb71299cb57", "uint64 data\n");
-    let string = ("std_msgs/String", "992ce8a1687cec8c8bd883ec73ca41d1", "string data\n");
+    let uint64 = (
+        "std_msgs/UInt64",
+        "1b2a79973e8bf53d7b53acb71299cb57",
+        "uint64 data\n",
+    );
+    let string = (
+        "std_msgs/String",
+        "992ce8a1687cec8c8bd883ec73ca41d1",
+        "string data\n",
+    );
     let camera = w
         .add_connection("/camera", string.0, string.1, string.2)
         .unwrap();
-    let imu = w.add_connection("/imu", uint64.0, uint64.1, uint64.2).unwrap();
-    let tf = w.add_connection("/tf", uint64.0, uint64.1, uint64.2).unwrap();
+    let imu = w
+        .add_connection("/imu", uint64.0, uint64.1, uint64.2)
+        .unwrap();
+    let tf = w
+        .add_connection("/tf", uint64.0, uint64.1, uint64.2)
+        .unwrap();
     let start = 1_700_000_000_000_000_000u64;
     let ms = 1_000_000u64;
     let mut image = vec![0u8; 4 + (16 << 10)];
