@@ -19,6 +19,7 @@
 #![allow(clippy::panic, clippy::expect_used, clippy::print_stderr)]
 
 pub mod alloc;
+pub mod faulty;
 pub mod hostile;
 pub mod interop;
 pub mod nginx;

@@ -439,3 +439,54 @@ fn a_bag_is_read_over_http_by_its_index() {
     assert_eq!(remote.lines().count(), 400);
     assert_eq!(remote, two_seconds_of_imu(&local));
 }
+
+#[test]
+fn a_faulty_server_is_retried_or_a_clear_error_never_a_wrong_output() {
+    use robolog_testkit::faulty::{Fault, serve};
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("drive.mcap");
+    recording(&local);
+    let data = std::fs::read(&local).unwrap();
+    let local = local.to_str().unwrap().to_owned();
+    let here_info = stdout(&["info", "--json", &local]);
+    let here_cat = two_seconds_of_imu(&local);
+
+    // Every third request fails, each way in turn: retried, the outputs those of the file.
+    for fault in [Fault::Error500, Fault::Drop, Fault::Truncate] {
+        let server = serve(data.clone(), "drive.mcap", move |n| {
+            if n % 3 == 1 { fault } else { Fault::None }
+        });
+        let mut remote: serde_json::Value =
+            serde_json::from_str(&stdout(&["info", "--json", server.url()])).unwrap();
+        let mut here: serde_json::Value = serde_json::from_str(&here_info).unwrap();
+        for v in [&mut remote, &mut here] {
+            v.as_object_mut().unwrap().remove("file");
+        }
+        assert_eq!(remote, here, "{fault:?}");
+        assert_eq!(two_seconds_of_imu(server.url()), here_cat, "{fault:?}");
+        assert!(
+            server.log().iter().any(|(f, _)| *f == fault),
+            "{fault:?}: {:?}",
+            server.log()
+        );
+    }
+
+    // A server that keeps failing after the first answer: exit 1, an error naming the URL and
+    // what went wrong, nothing on standard output.
+    for fault in [Fault::Error500, Fault::Drop, Fault::Truncate] {
+        let server = serve(data.clone(), "drive.mcap", move |n| {
+            if n == 0 { Fault::None } else { fault }
+        });
+        let run = robolog(["cat", "--json", "--topic", "/imu", server.url()]).expect(1);
+        assert!(run.stdout.is_empty(), "{fault:?}: {}", run.stdout);
+        assert!(
+            run.stderr.contains(server.url()),
+            "{fault:?}: {}",
+            run.stderr
+        );
+        if fault == Fault::Error500 {
+            assert!(run.stderr.contains("500"), "{}", run.stderr);
+        }
+        assert!(server.requests() >= 3, "{fault:?}: retried");
+    }
+}
