@@ -166,7 +166,7 @@ pub(crate) fn connect(url: &str) -> Result<(Client, Arc<Runtime>), RemoteError> 
             )
         }
         "s3" | "s3a" => Arc::new(
-            object_store::aws::AmazonS3Builder::from_env()
+            crate::aws_files::apply(object_store::aws::AmazonS3Builder::from_env())
                 .with_url(url)
                 .with_retry(retry)
                 .build()

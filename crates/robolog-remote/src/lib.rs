@@ -14,7 +14,8 @@
 //!   downloading the whole object is allowed ([`RemoteOptions::allow_download`]).
 //!
 //! The requests go through the `object_store` crate; S3 credentials, region and endpoint come
-//! from the usual `AWS_*` environment variables.
+//! from the usual `AWS_*` environment variables, else from the profile `AWS_PROFILE` names
+//! (`default`) in `~/.aws/credentials` and `~/.aws/config`.
 //!
 //! ```
 //! // Any URL robolog reads from:
@@ -32,6 +33,7 @@ use std::sync::Arc;
 use object_store::GetRange;
 use robolog_query::Input;
 
+mod aws_files;
 mod client;
 mod object;
 

@@ -490,3 +490,66 @@ fn a_faulty_server_is_retried_or_a_clear_error_never_a_wrong_output() {
         assert!(server.requests() >= 3, "{fault:?}: retried");
     }
 }
+
+#[test]
+fn s3_settings_come_from_the_aws_files_of_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(s3) = robolog_testkit::s3::S3::start(dir.path()) else {
+        return;
+    };
+    let local = dir.path().join("drive.mcap");
+    recording(&local);
+    s3.put("fleet", "2026/drive.mcap", &local);
+    let endpoint = s3
+        .env()
+        .into_iter()
+        .find(|(k, _)| *k == "AWS_ENDPOINT")
+        .map(|(_, v)| v)
+        .unwrap();
+    // A home with the two files: the profile `robot` has the keys, region and endpoint; the
+    // default profile points nowhere useful.
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(
+        home.join(".aws/credentials"),
+        "[default]\naws_access_key_id = nobody\naws_secret_access_key = nothing\n\n\
+         [robot]\naws_access_key_id = test\naws_secret_access_key = test\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".aws/config"),
+        format!(
+            "[default]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:9\n\n\
+             [profile robot]\nregion = us-east-1\nendpoint_url = {endpoint}\n"
+        ),
+    )
+    .unwrap();
+    let run = |profile: Option<&str>| {
+        let mut command =
+            crate::support::command(&["info", "--json", "s3://fleet/2026/drive.mcap"]);
+        for (key, _) in std::env::vars() {
+            if key.starts_with("AWS_") {
+                command.env_remove(key);
+            }
+        }
+        command.env("HOME", &home);
+        if let Some(profile) = profile {
+            command.env("AWS_PROFILE", profile);
+        }
+        command.output().unwrap()
+    };
+    let output = run(Some("robot"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let remote: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let here: serde_json::Value =
+        serde_json::from_str(&stdout(&["info", "--json", local.to_str().unwrap()])).unwrap();
+    assert_eq!(remote["message_count"], here["message_count"]);
+    assert_eq!(remote["channels"], here["channels"]);
+    // Without AWS_PROFILE, the default profile's endpoint (nothing listens there): an error.
+    let output = run(None);
+    assert_eq!(output.status.code(), Some(1));
+}
