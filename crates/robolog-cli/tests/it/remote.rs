@@ -525,8 +525,7 @@ fn s3_settings_come_from_the_aws_files_of_the_profile() {
     )
     .unwrap();
     let run = |profile: Option<&str>| {
-        let mut command =
-            crate::support::command(&["info", "--json", "s3://fleet/2026/drive.mcap"]);
+        let mut command = crate::support::command(["info", "--json", "s3://fleet/2026/drive.mcap"]);
         for (key, _) in std::env::vars() {
             if key.starts_with("AWS_") {
                 command.env_remove(key);
