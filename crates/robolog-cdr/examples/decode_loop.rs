@@ -9,7 +9,10 @@
 //! task-clock divided by the count is the CPU time of one decode (subtract `baseline`). Modes:
 //! `imu-decode`, `imu-static`, `cloud-decode`, `cloud-static` (decode into a reused tree, or
 //! with the hand-written decoder of `benches/support/fixed.rs`), `imu-json`, `tiny-decode` (a
-//! one-byte message: the fixed cost of a decode), `baseline` (the loop alone).
+//! one-byte message: the fixed cost of a decode), `baseline` (the loop alone); a `big-` prefix
+//! (`big-cloud-decode`) takes a cloud of 16 MiB of points instead of 64 KiB; `write DIR` saves
+//! the messages (`imu.cdr`, `cloud64k.cdr`; `big-write DIR`: `cloud16384k.cdr`) for a peer
+//! measured in another process.
 
 #![allow(
     clippy::unwrap_used,
@@ -30,14 +33,26 @@ mod messages;
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "imu-decode".to_owned());
-    let count: u64 = args.next().map_or(10_000_000, |n| n.parse().unwrap());
+    let count: u64 = args.next().map_or(10_000_000, |n| n.parse().unwrap_or(0));
 
     let imu_plan = Plan::from_bundle("sensor_msgs/msg/Imu", &messages::imu_definition()).unwrap();
     let imu = messages::imu_message(&imu_plan);
     let cloud_plan =
         Plan::from_bundle("sensor_msgs/msg/PointCloud2", &messages::cloud_definition()).unwrap();
-    let data: Vec<u8> = (0..64 << 10).map(|i| i as u8).collect();
+    // `big-` modes decode a cloud of 16 MiB of points instead of 64 KiB.
+    let (mode, size) = match mode.strip_prefix("big-") {
+        Some(mode) => (mode.to_owned(), 16 << 20),
+        None => (mode, 64 << 10),
+    };
+    let data: Vec<u8> = (0..size).map(|i| i as u8).collect();
     let cloud = messages::cloud_message(&cloud_plan, &data);
+    if mode == "write" {
+        // The messages, for a peer measured in another process (rosbags).
+        let dir = std::path::PathBuf::from(std::env::args().nth(2).unwrap());
+        std::fs::write(dir.join("imu.cdr"), &imu).unwrap();
+        std::fs::write(dir.join(format!("cloud{}k.cdr", size >> 10)), &cloud).unwrap();
+        return;
+    }
 
     let tiny_plan = Plan::from_bundle("p/msg/Tiny", "uint8 x\n").unwrap();
     let tiny = [0u8, 1, 0, 0, 7];

@@ -936,7 +936,9 @@ impl<'a> Decoder<'_, 'a, '_> {
                         let value = read_one(*op, bytes, 0, &mut odd).ok_or(())?;
                         self.nodes.push(value);
                     }
-                    self.irregular |= odd;
+                    if odd {
+                        self.irregular = true;
+                    }
                     self.pos = end;
                 }
                 Step::String { .. } => {
@@ -987,7 +989,9 @@ impl<'a> Decoder<'_, 'a, '_> {
             )
         }
         .ok_or(())?;
-        self.irregular |= odd;
+        if odd {
+            self.irregular = true;
+        }
         self.pos = end + HEADER_LEN;
         Ok(())
     }
@@ -1005,7 +1009,9 @@ impl<'a> Decoder<'_, 'a, '_> {
         let mut odd = false;
         let end = push_linear_elements(self.nodes, pieces, payload, self.offset(), len, &mut odd)
             .ok_or(())?;
-        self.irregular |= odd;
+        if odd {
+            self.irregular = true;
+        }
         self.pos = end + HEADER_LEN;
         Ok(start)
     }
@@ -1091,7 +1097,9 @@ impl<'a> Decoder<'_, 'a, '_> {
             for (target, op) in slots.iter_mut().zip(&template.ops) {
                 *target = read_one(*op, bytes, append_base, &mut odd).ok_or(())?;
             }
-            self.irregular |= odd;
+            if odd {
+                self.irregular = true;
+            }
             self.pos = end;
             return Ok(());
         }
@@ -1124,7 +1132,9 @@ impl<'a> Decoder<'_, 'a, '_> {
             }
             push(self.nodes, group, bytes, append_base, &mut odd)?;
         }
-        self.irregular |= odd;
+        if odd {
+            self.irregular = true;
+        }
         self.pos = end;
         Ok(())
     }
@@ -1147,7 +1157,9 @@ impl<'a> Decoder<'_, 'a, '_> {
             }
             push(self.nodes, group, bytes, append_base, &mut odd)?;
         }
-        self.irregular |= odd;
+        if odd {
+            self.irregular = true;
+        }
         self.pos = end;
         Ok(start)
     }
