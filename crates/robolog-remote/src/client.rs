@@ -172,9 +172,23 @@ pub(crate) fn connect(url: &str) -> Result<(Client, Arc<Runtime>), RemoteError> 
                 .build()
                 .map_err(store_error)?,
         ),
+        "gs" => Arc::new(
+            object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                .with_url(url)
+                .with_retry(retry)
+                .build()
+                .map_err(store_error)?,
+        ),
+        "az" | "abfs" | "abfss" => Arc::new(
+            object_store::azure::MicrosoftAzureBuilder::from_env()
+                .with_url(url)
+                .with_retry(retry)
+                .build()
+                .map_err(store_error)?,
+        ),
         other => {
             return Err(bad(format!(
-                "the scheme {other}:// is not supported (http, https and s3 are)"
+                "the scheme {other}:// is not supported (http, https, s3, gs and az are)"
             )));
         }
     };

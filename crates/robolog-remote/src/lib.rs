@@ -21,10 +21,15 @@
 //! // Any URL robolog reads from:
 //! assert!(robolog_remote::is_url("https://example.com/logs/drive.mcap"));
 //! assert!(robolog_remote::is_url("s3://fleet/2026/drive.mcap"));
+//! assert!(robolog_remote::is_url("gs://fleet/2026/drive.mcap"));
+//! assert!(robolog_remote::is_url("az://fleet/2026/drive.mcap"));
 //! assert!(!robolog_remote::is_url("logs/drive.mcap"));
 //! // Opening one (here a server that is not there) is an error, not a panic.
 //! let options = robolog_remote::RemoteOptions::new();
 //! assert!(robolog_remote::Remote::open("http://127.0.0.1:9/none.mcap", &options).is_err());
+//! // A scheme robolog does not read is an error that names the ones it does.
+//! let err = robolog_remote::Remote::open("ftp://example.com/drive.mcap", &options).unwrap_err();
+//! assert!(err.to_string().contains("http, https, s3, gs and az"), "{err}");
 //! ```
 
 use std::io;
@@ -51,7 +56,7 @@ pub fn is_url(input: &str) -> bool {
     input.split_once("://").is_some_and(|(scheme, _)| {
         matches!(
             scheme.to_ascii_lowercase().as_str(),
-            "http" | "https" | "s3" | "s3a"
+            "http" | "https" | "s3" | "s3a" | "gs" | "az" | "abfs" | "abfss"
         )
     })
 }

@@ -223,20 +223,22 @@ pub fn open(path: impl AsRef<Path>) -> Result<Log> {
     OpenOptions::default().open(path)
 }
 
-/// True when `path` names a log behind a URL (`http://`, `https://`, `s3://`) rather than a
+/// True when `path` names a log behind a URL (`http://`, `https://`, `s3://`, `gs://`, `az://`) rather than a
 /// local file: [`open`] reads those (with the `remote` feature; without it, opening one is an
 /// error that says so).
 ///
 /// ```
 /// assert!(robolog::is_url("https://example.com/drive.mcap"));
 /// assert!(robolog::is_url("s3://fleet/2026/drive.mcap"));
+/// assert!(robolog::is_url("gs://fleet/2026/drive.mcap"));
+/// assert!(robolog::is_url("az://fleet/2026/drive.mcap"));
 /// assert!(!robolog::is_url("drive.mcap"));
 /// ```
 pub fn is_url(path: &str) -> bool {
     path.split_once("://").is_some_and(|(scheme, _)| {
         matches!(
             scheme.to_ascii_lowercase().as_str(),
-            "http" | "https" | "s3" | "s3a"
+            "http" | "https" | "s3" | "s3a" | "gs" | "az" | "abfs" | "abfss"
         )
     })
 }
