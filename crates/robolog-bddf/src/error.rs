@@ -304,6 +304,24 @@ impl Error {
         }
     }
 
+    /// What a [`Problem`](robolog_framing::Problem) made of this error is about.
+    pub fn problem_kind(&self) -> robolog_framing::ProblemKind {
+        use robolog_framing::ProblemKind;
+        if self.is_truncation() {
+            return ProblemKind::Truncated;
+        }
+        match self {
+            Error::ChecksumMismatch { .. } => ProblemKind::Checksum,
+            Error::BadIndexOffset { .. } | Error::BadIndex { .. } => ProblemKind::Index,
+            Error::UnsupportedVersion { .. }
+            | Error::UnsupportedChecksum { .. } => ProblemKind::Unsupported,
+            Error::UnknownSeries { .. } | Error::DuplicateSpec { .. } => ProblemKind::Schema,
+            Error::TimestampOutOfRange { .. } => ProblemKind::Time,
+            Error::Io { .. } => ProblemKind::Other,
+            _ => ProblemKind::Malformed,
+        }
+    }
+
     /// The byte offset the error refers to, when it has one.
     pub fn offset(&self) -> Option<u64> {
         match self {

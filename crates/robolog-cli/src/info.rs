@@ -129,11 +129,7 @@ fn stream_summary(mut stream: LogStream<Pipe>) -> (Summary, Vec<Problem>) {
 
 /// A read error as a problem of the log.
 fn problem_of(error: &robolog::Error) -> Problem {
-    Problem {
-        offset: error.offset(),
-        severity: Severity::Error,
-        message: error.to_string(),
-    }
+    error.to_problem()
 }
 
 fn write_text(info: &SummaryDocument, out: &mut dyn Write) -> std::io::Result<()> {

@@ -10,6 +10,8 @@
 //! - [`crc32`] / [`Crc32`] and [`CountingWriter`] for checksummed single-pass writing;
 //! - [`ParallelMap`]: decode upcoming chunks on worker threads (a process-wide pool, started
 //!   once), results in order;
+//! - [`Problem`] (with its [`Severity`] and [`ProblemKind`]): one finding of a check, the one
+//!   type every container crate and the facade report;
 //! - [`read_file`] (a whole file as [`Bytes`]) and [`AtomicFile`] (outputs renamed into place on
 //!   success; [`remove_temporary_files`] for a program ending on a signal).
 //!
@@ -57,6 +59,7 @@ mod error;
 mod inclusive_range;
 mod length;
 mod parallel_map;
+mod problem;
 mod read_file;
 mod recycle_pool;
 mod worker_pool;
@@ -76,6 +79,7 @@ pub use error::{Error, ErrorKind};
 pub use inclusive_range::InclusiveRange;
 pub use length::{LengthBound, check_len};
 pub use parallel_map::{ParallelMap, default_threads};
+pub use problem::{Problem, ProblemKind, Severity};
 pub use read_file::read_file;
 pub use recycle_pool::RecyclePool;
 pub use worker_pool::MAX_POOL_THREADS;

@@ -2,9 +2,8 @@
 //! magic and index rules, each problem with its byte offset.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
-use robolog_framing::{Decompressor, crc32};
+use robolog_framing::{Decompressor, Problem, ProblemKind, crc32};
 
 use crate::chunk::{DEFAULT_CHUNK_LIMIT, compression_from_name, decompress_into};
 use crate::linear::frame_at;
@@ -13,43 +12,6 @@ use crate::records::{
     Channel, ChunkIndex, FOOTER_RECORD_LEN, MAGIC, MessageIndex, RECORD_PREFIX, Record, Schema,
     Statistics, op, record_name,
 };
-
-/// How bad a problem is. The rule: an error is what loses or corrupts data (a reader fails,
-/// misses messages or reads wrong ones); a warning is an inconsistency that costs no data; a
-/// note is worth knowing and nothing is wrong with it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// Worth knowing, nothing is wrong (a channel without messages listed only in the summary).
-    Info,
-    /// Allowed, but worth fixing (the file works, some tools may handle it badly).
-    Warning,
-    /// Data is lost or corrupt, or the file breaks the specification so that readers fail or
-    /// miss data.
-    Error,
-}
-
-/// One problem found by [`check`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// Byte offset of the record concerned (for records inside a chunk: the chunk's offset;
-    /// the message says where inside).
-    pub offset: u64,
-    /// How bad it is.
-    pub severity: Severity,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let level = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "note",
-        };
-        write!(f, "{level} at byte {}: {}", self.offset, self.message)
-    }
-}
 
 /// Options of [`check_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,34 +90,26 @@ struct Doctor<'a> {
 }
 
 impl Doctor<'_> {
-    fn error(&mut self, offset: u64, message: impl Into<String>) {
-        self.problems.push(Problem {
-            offset,
-            severity: Severity::Error,
-            message: message.into(),
-        });
+    fn error(&mut self, kind: ProblemKind, offset: u64, message: impl Into<String>) {
+        self.problems.push(Problem::error(kind, offset, message));
     }
 
-    fn warn(&mut self, offset: u64, message: impl Into<String>) {
-        self.problems.push(Problem {
-            offset,
-            severity: Severity::Warning,
-            message: message.into(),
-        });
+    fn warn(&mut self, kind: ProblemKind, offset: u64, message: impl Into<String>) {
+        self.problems.push(Problem::warning(kind, offset, message));
     }
 
-    fn note(&mut self, offset: u64, message: impl Into<String>) {
-        self.problems.push(Problem {
-            offset,
-            severity: Severity::Info,
-            message: message.into(),
-        });
+    fn note(&mut self, kind: ProblemKind, offset: u64, message: impl Into<String>) {
+        self.problems.push(Problem::info(kind, offset, message));
     }
 
     fn run(&mut self) {
         let data = self.data;
         if data.len() < MAGIC.len() || data[..MAGIC.len()] != MAGIC {
-            self.error(0, "the file does not start with the MCAP magic");
+            self.error(
+                ProblemKind::Malformed,
+                0,
+                "the file does not start with the MCAP magic",
+            );
             return;
         }
         let mut pos = MAGIC.len();
@@ -174,7 +128,7 @@ impl Doctor<'_> {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break,
                 Err(e) => {
-                    self.error(pos as u64, format!("{e}"));
+                    self.error(e.problem_kind(), pos as u64, format!("{e}"));
                     break;
                 }
             };
@@ -188,6 +142,7 @@ impl Doctor<'_> {
             }
             if first && opcode != op::HEADER {
                 self.error(
+                    ProblemKind::Malformed,
                     offset,
                     format!("the first record is a {last_name}, not a Header"),
                 );
@@ -197,7 +152,7 @@ impl Doctor<'_> {
                 if last_summary_opcode != Some(opcode) && !summary_groups.insert(opcode) {
                     // Readers that follow SummaryOffset records may miss the second run; the
                     // records themselves are all there.
-                    self.warn(
+                    self.warn(ProblemKind::Index,
                         offset,
                         format!(
                             "summary records are not grouped: a second run of {last_name} records starts here"
@@ -210,20 +165,21 @@ impl Doctor<'_> {
             let record = match parse_record(opcode, content, offset) {
                 Ok(r) => r,
                 Err(e) => {
-                    self.error(offset, format!("{e}"));
+                    self.error(e.problem_kind(), offset, format!("{e}"));
                     continue;
                 }
             };
             match record {
                 Record::Header(h) => {
                     if h.library.is_empty() {
-                        self.note(
+                        self.note(ProblemKind::Metadata,
                             offset,
                             "Header.library is empty: set it to identify the software that wrote the file",
                         );
                     }
                     if !matches!(&*h.profile, "" | "ros1" | "ros2") {
                         self.note(
+                            ProblemKind::Metadata,
                             offset,
                             format!("Header.profile {:?} is not a well-known profile", h.profile),
                         );
@@ -236,6 +192,7 @@ impl Doctor<'_> {
                     let topic = self.topic(m.channel_id);
                     if !self.channels.contains_key(&m.channel_id) {
                         self.error(
+                            ProblemKind::Schema,
                             offset,
                             format!(
                                 "Message on channel {} before any Channel record for it",
@@ -250,9 +207,9 @@ impl Doctor<'_> {
                             m.log_time
                         );
                         if self.opts.strict_message_order {
-                            self.error(offset, message);
+                            self.error(ProblemKind::Time, offset, message);
                         } else {
-                            self.warn(offset, message);
+                            self.warn(ProblemKind::Time, offset, message);
                         }
                     }
                     last_loose_time = m.log_time;
@@ -264,7 +221,11 @@ impl Doctor<'_> {
                 }
                 Record::MessageIndex(mi) => {
                     if pending_chunk.is_none() {
-                        self.warn(offset, "MessageIndex without a Chunk before it");
+                        self.warn(
+                            ProblemKind::Index,
+                            offset,
+                            "MessageIndex without a Chunk before it",
+                        );
                     } else {
                         let channel_id = mi.channel_id;
                         if let std::collections::btree_map::Entry::Vacant(slot) =
@@ -272,7 +233,7 @@ impl Doctor<'_> {
                         {
                             slot.insert(mi);
                         } else {
-                            self.warn(
+                            self.warn(ProblemKind::Index,
                                 offset,
                                 format!(
                                     "second MessageIndex for channel {channel_id} after the same chunk"
@@ -282,6 +243,7 @@ impl Doctor<'_> {
                     }
                     if loose_messages {
                         self.warn(
+                            ProblemKind::Index,
                             offset,
                             "the file has messages outside chunks: indexed readers will miss them",
                         );
@@ -290,6 +252,7 @@ impl Doctor<'_> {
                 Record::ChunkIndex(ci) => {
                     if loose_messages {
                         self.warn(
+                            ProblemKind::Index,
                             offset,
                             "the file has messages outside chunks: indexed readers will miss them",
                         );
@@ -301,6 +264,7 @@ impl Doctor<'_> {
                         .is_some()
                     {
                         self.error(
+                            ProblemKind::Index,
                             offset,
                             format!(
                                 "more than one ChunkIndex for the chunk at byte {}",
@@ -312,7 +276,7 @@ impl Doctor<'_> {
                 Record::Attachment(a) if a.crc != 0 => {
                     let computed = crc32(&content[..attachment_crc_span(&a)]);
                     if computed != a.crc {
-                        self.error(
+                        self.error(ProblemKind::Checksum,
                             offset,
                             format!(
                                 "Attachment {:?} CRC mismatch: stored {:#010x}, computed {computed:#010x}",
@@ -333,7 +297,11 @@ impl Doctor<'_> {
                 }
                 Record::Statistics(s) => {
                     if self.statistics.is_some() {
-                        self.warn(offset, "more than one Statistics record");
+                        self.warn(
+                            ProblemKind::Index,
+                            offset,
+                            "more than one Statistics record",
+                        );
                     }
                     if !s.channel_message_counts.is_empty() {
                         let missing: Vec<u16> = self
@@ -345,7 +313,7 @@ impl Doctor<'_> {
                         // The spec requires them; the conformance generator itself omits them,
                         // so readers must cope: a warning.
                         if !missing.is_empty() {
-                            self.warn(
+                            self.warn(ProblemKind::Index,
                                 offset,
                                 format!(
                                     "Statistics has channel message counts, but channels {missing:?} are not in the summary before it"
@@ -359,6 +327,7 @@ impl Doctor<'_> {
                 Record::DataEnd(d) => {
                     if content.len() != 4 {
                         self.warn(
+                            ProblemKind::Malformed,
                             offset,
                             format!("DataEnd content is {} bytes, not 4", content.len()),
                         );
@@ -366,7 +335,7 @@ impl Doctor<'_> {
                     if d.data_section_crc != 0 {
                         let computed = crc32(&data[..offset as usize]);
                         if computed != d.data_section_crc {
-                            self.error(
+                            self.error(ProblemKind::Checksum,
                                 offset,
                                 format!(
                                     "data section CRC mismatch: stored {:#010x}, computed {computed:#010x}",
@@ -384,6 +353,7 @@ impl Doctor<'_> {
                     break;
                 }
                 Record::Unknown { opcode, .. } => self.warn(
+                    ProblemKind::Unsupported,
                     offset,
                     format!("record with unknown opcode {opcode:#04x} (skipped by readers)"),
                 ),
@@ -395,12 +365,14 @@ impl Doctor<'_> {
         }
         if data_end_end.is_none() {
             self.error(
+                ProblemKind::Truncated,
                 pos as u64,
                 format!("the file has no DataEnd record (the last record is a {last_name})"),
             );
         }
         if !footer_seen {
             self.error(
+                ProblemKind::Truncated,
                 pos as u64,
                 format!("the file has no Footer record (the last record is a {last_name})"),
             );
@@ -426,6 +398,7 @@ impl Doctor<'_> {
         if s.encoding.is_empty() {
             if s.data.is_empty() {
                 self.warn(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Schema {} ({:?}) has an empty encoding and no data",
@@ -434,6 +407,7 @@ impl Doctor<'_> {
                 );
             } else {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Schema {} has an empty encoding but {} bytes of data",
@@ -445,6 +419,7 @@ impl Doctor<'_> {
         }
         if s.id == 0 {
             self.error(
+                ProblemKind::Schema,
                 offset,
                 "Schema id 0 is reserved; readers ignore this schema",
             );
@@ -454,6 +429,7 @@ impl Doctor<'_> {
         if let Some(p) = &previous {
             if p.name != s.name {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Schema {} redefined with name {:?} (was {:?})",
@@ -463,6 +439,7 @@ impl Doctor<'_> {
             }
             if p.encoding != s.encoding {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Schema {} redefined with encoding {:?} (was {:?})",
@@ -472,6 +449,7 @@ impl Doctor<'_> {
             }
             if p.data != s.data {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!("Schema {} redefined with different data", s.id),
                 );
@@ -487,9 +465,10 @@ impl Doctor<'_> {
                     s.id, s.name
                 );
                 if used {
-                    self.warn(offset, message);
+                    self.warn(ProblemKind::Schema, offset, message);
                 } else {
                     self.note(
+                        ProblemKind::Schema,
                         offset,
                         format!("{message}: no channel of the data section uses it"),
                     );
@@ -506,6 +485,7 @@ impl Doctor<'_> {
         if let Some(p) = &previous {
             if p.schema_id != c.schema_id {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Channel {} redefined with schema {} (was {})",
@@ -515,6 +495,7 @@ impl Doctor<'_> {
             }
             if p.topic != c.topic {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Channel {} redefined with topic {:?} (was {:?})",
@@ -524,6 +505,7 @@ impl Doctor<'_> {
             }
             if p.message_encoding != c.message_encoding {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Channel {} redefined with message encoding {:?} (was {:?})",
@@ -533,6 +515,7 @@ impl Doctor<'_> {
             }
             if p.metadata != c.metadata {
                 self.error(
+                    ProblemKind::Schema,
                     offset,
                     format!("Channel {} redefined with different metadata", c.id),
                 );
@@ -542,6 +525,7 @@ impl Doctor<'_> {
             || (self.in_summary && self.summary_schemas.contains(&c.schema_id));
         if c.schema_id != 0 && !schema_known {
             self.error(
+                ProblemKind::Schema,
                 offset,
                 format!(
                     "Channel {} refers to schema {}, which is not defined before it",
@@ -560,9 +544,17 @@ impl Doctor<'_> {
                     c.id, c.topic
                 );
                 if messages == 0 {
-                    self.note(offset, format!("{message}: it has no messages"));
+                    self.note(
+                        ProblemKind::Empty,
+                        offset,
+                        format!("{message}: it has no messages"),
+                    );
                 } else {
-                    self.error(offset, format!("{message}, but {messages} messages use it"));
+                    self.error(
+                        ProblemKind::Schema,
+                        offset,
+                        format!("{message}, but {messages} messages use it"),
+                    );
                 }
             }
             self.summary_channels.insert(c.id);
@@ -584,6 +576,7 @@ impl Doctor<'_> {
         };
         if compression_from_name(chunk.compression).is_none() {
             self.error(
+                ProblemKind::Unsupported,
                 offset,
                 format!("Chunk uses unsupported compression {:?}", chunk.compression),
             );
@@ -598,6 +591,7 @@ impl Doctor<'_> {
             &mut buffer,
         ) {
             self.error(
+                ProblemKind::Malformed,
                 offset,
                 format!("Chunk does not decompress to its uncompressed_size: {e}"),
             );
@@ -608,6 +602,7 @@ impl Doctor<'_> {
             let computed = crc32(&buffer);
             if computed != chunk.uncompressed_crc {
                 self.error(
+                    ProblemKind::Checksum,
                     offset,
                     format!(
                         "Chunk CRC mismatch: stored {:#010x}, computed {computed:#010x}",
@@ -629,6 +624,7 @@ impl Doctor<'_> {
                 Ok(None) => break,
                 Err(_) => {
                     self.error(
+                        ProblemKind::Malformed,
                         offset,
                         format!("Chunk records end inside a record at uncompressed byte {pos}"),
                     );
@@ -639,6 +635,7 @@ impl Doctor<'_> {
             pos = e;
             match parse_record(opcode, &buffer[s..e], inner) {
                 Err(err) => self.error(
+                    ProblemKind::Malformed,
                     offset,
                     format!("inside the chunk at uncompressed byte {inner}: {err}"),
                 ),
@@ -648,7 +645,7 @@ impl Doctor<'_> {
                     channels.insert(m.channel_id);
                     let topic = self.topic(m.channel_id);
                     if !self.channels.contains_key(&m.channel_id) {
-                        self.error(offset, format!("Message on channel {} at uncompressed byte {inner} of the chunk comes before any Channel record for it", m.channel_id));
+                        self.error(ProblemKind::Schema, offset, format!("Message on channel {} at uncompressed byte {inner} of the chunk comes before any Channel record for it", m.channel_id));
                     }
                     if m.log_time < self.max_time {
                         let message = format!(
@@ -656,9 +653,9 @@ impl Doctor<'_> {
                             m.log_time, self.max_time
                         );
                         if self.opts.strict_message_order {
-                            self.error(offset, message);
+                            self.error(ProblemKind::Time, offset, message);
                         } else {
-                            self.warn(offset, message);
+                            self.warn(ProblemKind::Time, offset, message);
                         }
                     }
                     min = min.min(m.log_time);
@@ -667,26 +664,28 @@ impl Doctor<'_> {
                     self.count_message(m.channel_id, m.log_time);
                     match indexes.get(&m.channel_id) {
                         Some(index) => match index.records.iter().find(|(_, o)| *o == inner) {
-                            Some((t, _)) if *t != m.log_time => self.error(offset, format!(
+                            Some((t, _)) if *t != m.log_time => self.error(ProblemKind::Index, offset, format!(
                                 "MessageIndex of channel {} gives log time {t} for uncompressed byte {inner}, but the message has {}",
                                 m.channel_id, m.log_time
                             )),
                             Some(_) => {}
-                            None => self.warn(offset, format!(
+                            None => self.warn(ProblemKind::Index, offset, format!(
                                 "no MessageIndex entry for the message of channel {} (log time {}) at uncompressed byte {inner}",
                                 m.channel_id, m.log_time
                             )),
                         },
-                        None => self.warn(offset, format!("no MessageIndex record for channel {} after this chunk", m.channel_id)),
+                        None => self.warn(ProblemKind::Index, offset, format!("no MessageIndex record for channel {} after this chunk", m.channel_id)),
                     }
                 }
                 Ok(Record::Unknown { opcode, .. }) => self.warn(
+                    ProblemKind::Unsupported,
                     offset,
                     format!(
                         "unknown opcode {opcode:#04x} at uncompressed byte {inner} of the chunk"
                     ),
                 ),
                 Ok(other) => self.error(
+                    ProblemKind::Malformed,
                     offset,
                     format!(
                         "a {} record inside a chunk (uncompressed byte {inner})",
@@ -698,6 +697,7 @@ impl Doctor<'_> {
         if count > 0 {
             if min != chunk.message_start_time {
                 self.error(
+                    ProblemKind::Index,
                     offset,
                     format!(
                         "Chunk.message_start_time {} is not the earliest message log time {min}",
@@ -707,6 +707,7 @@ impl Doctor<'_> {
             }
             if max != chunk.message_end_time {
                 self.error(
+                    ProblemKind::Index,
                     offset,
                     format!(
                         "Chunk.message_end_time {} is not the latest message log time {max}",
@@ -724,10 +725,11 @@ impl Doctor<'_> {
         match frame_at(self.data, at) {
             Ok(Some((opcode, _, end))) if opcode == expected => {
                 if (end - at) as u64 != length {
-                    self.error(offset, format!("{what} gives length {length}, but the record at byte {target} is {} bytes", end - at));
+                    self.error(ProblemKind::Index, offset, format!("{what} gives length {length}, but the record at byte {target} is {} bytes", end - at));
                 }
             }
             Ok(Some((opcode, _, _))) => self.error(
+                ProblemKind::Index,
                 offset,
                 format!(
                     "{what} points at byte {target}, which holds a {}",
@@ -735,6 +737,7 @@ impl Doctor<'_> {
                 ),
             ),
             _ => self.error(
+                ProblemKind::Index,
                 offset,
                 format!("{what} points at byte {target}, where no complete record starts"),
             ),
@@ -744,7 +747,11 @@ impl Doctor<'_> {
     fn summary_offset(&mut self, offset: u64, so: crate::records::SummaryOffset) {
         let start = usize::try_from(so.group_start).unwrap_or(usize::MAX);
         let Some(end) = so.group_start.checked_add(so.group_length) else {
-            self.error(offset, "SummaryOffset group runs past the end of the file");
+            self.error(
+                ProblemKind::Index,
+                offset,
+                "SummaryOffset group runs past the end of the file",
+            );
             return;
         };
         let mut pos = start;
@@ -753,6 +760,7 @@ impl Doctor<'_> {
                 Ok(Some((opcode, _, e))) if opcode == so.group_opcode => pos = e,
                 Ok(Some((opcode, _, _))) => {
                     self.error(
+                        ProblemKind::Index,
                         offset,
                         format!(
                             "SummaryOffset for {} records covers a {} at byte {pos}",
@@ -764,6 +772,7 @@ impl Doctor<'_> {
                 }
                 _ => {
                     self.error(
+                        ProblemKind::Index,
                         offset,
                         format!(
                             "SummaryOffset group at byte {} does not hold whole records",
@@ -776,6 +785,7 @@ impl Doctor<'_> {
         }
         if pos as u64 != end {
             self.error(
+                ProblemKind::Index,
                 offset,
                 format!(
                     "SummaryOffset group length {} does not end on a record boundary",
@@ -795,6 +805,7 @@ impl Doctor<'_> {
     ) {
         if content_len != 20 {
             self.error(
+                ProblemKind::Malformed,
                 offset,
                 format!("Footer content is {content_len} bytes, not 20"),
             );
@@ -805,6 +816,7 @@ impl Doctor<'_> {
                     crc32(&self.data[from..offset as usize + FOOTER_RECORD_LEN as usize - 4]);
                 if computed != f.summary_crc {
                     self.error(
+                        ProblemKind::Checksum,
                         offset,
                         format!(
                             "summary CRC mismatch: stored {:#010x}, computed {computed:#010x}",
@@ -819,7 +831,7 @@ impl Doctor<'_> {
                 from as u64
             };
             if f.summary_start != expected_start {
-                self.error(offset, format!("Footer.summary_start is {}, but the summary starts at byte {expected_start}", f.summary_start));
+                self.error(ProblemKind::Index, offset, format!("Footer.summary_start is {}, but the summary starts at byte {expected_start}", f.summary_start));
             }
         }
         if f.summary_offset_start != 0 {
@@ -829,6 +841,7 @@ impl Doctor<'_> {
             ) {
                 Ok(Some((op::SUMMARY_OFFSET, _, _))) => {}
                 _ => self.error(
+                    ProblemKind::Index,
                     offset,
                     format!(
                         "Footer.summary_offset_start {} does not point at a SummaryOffset record",
@@ -841,6 +854,7 @@ impl Doctor<'_> {
             Some(rest) if rest == MAGIC => {}
             Some(rest) if rest.len() > MAGIC.len() && rest[..MAGIC.len()] == MAGIC => {
                 self.warn(
+                    ProblemKind::Malformed,
                     end as u64,
                     format!(
                         "{} bytes after the trailing magic",
@@ -848,7 +862,15 @@ impl Doctor<'_> {
                     ),
                 );
             }
-            _ => self.error(end as u64, "the file does not end with the MCAP magic"),
+            _ => self.error(
+                if self.data.len() < end + MAGIC.len() {
+                    ProblemKind::Truncated
+                } else {
+                    ProblemKind::Malformed
+                },
+                end as u64,
+                "the file does not end with the MCAP magic",
+            ),
         }
     }
 
@@ -857,18 +879,19 @@ impl Doctor<'_> {
         for (at, ci) in &indexes {
             for id in self.chunk_channels.get(at).cloned().unwrap_or_default() {
                 if !self.summary_channels.contains(&id) {
-                    self.error(*at, format!("indexed chunk holds messages on channel {id}, which is not repeated in the summary"));
+                    self.error(ProblemKind::Index, *at, format!("indexed chunk holds messages on channel {id}, which is not repeated in the summary"));
                 }
                 if let Some(channel) = self.channels.get(&id)
                     && channel.schema_id != 0
                     && !self.summary_schemas.contains(&channel.schema_id)
                 {
                     let schema = channel.schema_id;
-                    self.error(*at, format!("indexed chunk holds messages with schema {schema}, which is not repeated in the summary"));
+                    self.error(ProblemKind::Index, *at, format!("indexed chunk holds messages with schema {schema}, which is not repeated in the summary"));
                 }
             }
             let Some(&length) = self.chunks.get(at) else {
                 self.error(
+                    ProblemKind::Index,
                     *at,
                     format!("a ChunkIndex points at byte {at}, where no chunk starts"),
                 );
@@ -876,6 +899,7 @@ impl Doctor<'_> {
             };
             if ci.chunk_length != length {
                 self.error(
+                    ProblemKind::Index,
                     *at,
                     format!(
                         "ChunkIndex gives chunk_length {}, but the chunk is {length} bytes",
@@ -915,6 +939,7 @@ impl Doctor<'_> {
             for (what, actual, indexed) in pairs {
                 if actual != indexed {
                     self.error(
+                        ProblemKind::Index,
                         *at,
                         format!("the chunk has {what} {actual}, but its ChunkIndex says {indexed}"),
                     );
@@ -922,6 +947,7 @@ impl Doctor<'_> {
             }
             if chunk.compression != ci.compression {
                 self.error(
+                    ProblemKind::Index,
                     *at,
                     format!(
                         "the chunk has compression {:?}, but its ChunkIndex says {:?}",
@@ -933,6 +959,7 @@ impl Doctor<'_> {
         for at in self.chunks.keys().copied().collect::<Vec<_>>() {
             if !indexes.is_empty() && !indexes.contains_key(&at) {
                 self.error(
+                    ProblemKind::Index,
                     at,
                     "chunk without a ChunkIndex in the summary (indexed readers miss it)",
                 );
@@ -942,10 +969,11 @@ impl Doctor<'_> {
         if let Some(stats) = self.statistics.clone() {
             if self.message_count > 0 {
                 if stats.message_start_time != self.min_time {
-                    self.warn(0, format!("Statistics.message_start_time is {}, but the earliest message is at {}", stats.message_start_time, self.min_time));
+                    self.warn(ProblemKind::Index, 0, format!("Statistics.message_start_time is {}, but the earliest message is at {}", stats.message_start_time, self.min_time));
                 }
                 if stats.message_end_time != self.max_time {
                     self.warn(
+                        ProblemKind::Index,
                         0,
                         format!(
                             "Statistics.message_end_time is {}, but the latest message is at {}",
@@ -956,6 +984,7 @@ impl Doctor<'_> {
             }
             if stats.message_count != self.message_count {
                 self.warn(
+                    ProblemKind::Index,
                     0,
                     format!(
                         "Statistics.message_count is {}, but the file holds {} messages",
@@ -967,7 +996,7 @@ impl Doctor<'_> {
                 for (id, count) in self.channel_counts.clone() {
                     let stated = stats.channel_message_counts.get(&id).copied().unwrap_or(0);
                     if stated != count {
-                        self.warn(0, format!("Statistics gives {stated} messages on channel {id}, but the file holds {count}"));
+                        self.warn(ProblemKind::Index, 0, format!("Statistics gives {stated} messages on channel {id}, but the file holds {count}"));
                     }
                 }
             }

@@ -109,6 +109,24 @@ pub enum McapError {
 }
 
 impl McapError {
+    /// What a [`Problem`](robolog_framing::Problem) made of this error is about.
+    pub fn problem_kind(&self) -> robolog_framing::ProblemKind {
+        use robolog_framing::ProblemKind;
+        match self {
+            McapError::Truncated { .. } => ProblemKind::Truncated,
+            McapError::CrcMismatch { .. } => ProblemKind::Checksum,
+            McapError::UnsupportedCompression { .. } | McapError::DraftLayout { .. } => {
+                ProblemKind::Unsupported
+            }
+            McapError::BadMagic { .. }
+            | McapError::Malformed { .. }
+            | McapError::Invalid { .. }
+            | McapError::Codec { .. }
+            | McapError::TooLarge { .. } => ProblemKind::Malformed,
+            McapError::Io { .. } | McapError::Usage(_) => ProblemKind::Other,
+        }
+    }
+
     /// True when the input simply ends too early (a cut file), as opposed to being corrupt.
     pub fn is_truncation(&self) -> bool {
         matches!(self, McapError::Truncated { .. })

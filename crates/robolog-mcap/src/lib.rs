@@ -83,7 +83,7 @@ mod stream;
 mod summary;
 mod writer;
 
-pub use check::{CheckOptions, Problem, Severity, check, check_with};
+pub use check::{CheckOptions, check, check_with};
 pub use chunk::{compression_from_name, compression_name};
 pub use error::{McapError, Result};
 pub use linear::{LinearMessages, LinearReader};
@@ -96,10 +96,10 @@ pub use records::{
     MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
 };
 pub use recover::{
-    CutChunk, Damage, RecoverOptions, Report, recover, recover_file, recover_with,
-    salvage_cut_chunk,
+    CutChunk, RecoverOptions, Report, recover, recover_file, recover_with, salvage_cut_chunk,
 };
 pub use robolog_framing::{Bytes, Compression};
+pub use robolog_framing::{Problem, ProblemKind, Severity};
 pub use robolog_query::{Input, Order};
 pub use stream::StreamReader;
 pub use summary::{Summary, SummarySource};

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, ByteReader, Bytes, Decompressor, crc32};
+use robolog_framing::{AtomicFile, ByteReader, Bytes, Decompressor, Problem, ProblemKind, crc32};
 
 use crate::chunk::{DEFAULT_CHUNK_LIMIT, compression_from_name, decompress_into, verify_chunk_crc};
 use crate::draft;
@@ -47,17 +47,9 @@ pub struct Report {
     pub truncated: bool,
     /// True when the input was in the draft layout (recovery converted it).
     pub draft: bool,
-    /// Each problem met, with its input offset.
-    pub damage: Vec<Damage>,
-}
-
-/// One problem met during recovery.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Damage {
-    /// Input offset.
-    pub offset: u64,
-    /// What was wrong and what was done about it.
-    pub message: String,
+    /// Each problem met, with its input offset (all of severity error): what was wrong and what
+    /// was done about it.
+    pub damage: Vec<Problem>,
 }
 
 impl Report {
@@ -73,11 +65,8 @@ impl Report {
             && self.bytes_dropped == 0
     }
 
-    fn damage(&mut self, offset: u64, message: impl Into<String>) {
-        self.damage.push(Damage {
-            offset,
-            message: message.into(),
-        });
+    fn damage(&mut self, kind: ProblemKind, offset: u64, message: impl Into<String>) {
+        self.damage.push(Problem::error(kind, offset, message));
     }
 }
 
@@ -195,7 +184,7 @@ fn recover_draft<W: Write>(
                 if e.is_truncation() {
                     report.truncated = true;
                 }
-                report.damage(offset, e.to_string());
+                report.damage(e.problem_kind(), offset, e.to_string());
                 if !matches!(
                     e,
                     McapError::CrcMismatch { .. }
@@ -221,20 +210,33 @@ fn keep<W: Write>(
     match record {
         Record::Schema(s) => {
             if s.id == 0 {
-                report.damage(offset, "Schema with the reserved id 0 ignored");
+                report.damage(
+                    ProblemKind::Schema,
+                    offset,
+                    "Schema with the reserved id 0 ignored",
+                );
             } else if let Err(e) = writer.add_schema(&s) {
-                report.damage(offset, format!("Schema {} dropped: {e}", s.id));
+                report.damage(
+                    ProblemKind::Schema,
+                    offset,
+                    format!("Schema {} dropped: {e}", s.id),
+                );
             }
         }
         Record::Channel(c) => {
             if let Err(e) = writer.add_channel(&c) {
-                report.damage(offset, format!("Channel {} dropped: {e}", c.id));
+                report.damage(
+                    ProblemKind::Schema,
+                    offset,
+                    format!("Channel {} dropped: {e}", c.id),
+                );
             }
         }
         Record::Message(m) => {
             if !writer.channels().contains_key(&m.channel_id) {
                 report.messages_lost += 1;
                 report.damage(
+                    ProblemKind::Schema,
                     offset,
                     format!(
                         "Message dropped: on channel {}, which no intact Channel record defines",
@@ -282,8 +284,11 @@ impl<W: Write> Recovery<'_, '_, W> {
             match frame_at(input, pos) {
                 Ok(None) => {
                     self.report.truncated = true;
-                    self.report
-                        .damage(pos as u64, "the file ends without DataEnd and Footer");
+                    self.report.damage(
+                        ProblemKind::Truncated,
+                        pos as u64,
+                        "the file ends without DataEnd and Footer",
+                    );
                     return Ok(());
                 }
                 Ok(Some((opcode, start, end))) => {
@@ -300,6 +305,7 @@ impl<W: Write> Recovery<'_, '_, W> {
                                     self.report.attachments_lost += 1;
                                     self.report.bytes_dropped += (end - offset as usize) as u64;
                                     self.report.damage(
+                                        ProblemKind::Checksum,
                                         offset,
                                         format!("Attachment {:?} dropped: CRC mismatch", a.name),
                                     );
@@ -316,7 +322,11 @@ impl<W: Write> Recovery<'_, '_, W> {
                             Ok(record) => keep(self.writer, self.report, record, offset, false)?,
                             Err(e) => {
                                 self.report.bytes_dropped += (end - offset as usize) as u64;
-                                self.report.damage(offset, format!("{e}; record dropped"));
+                                self.report.damage(
+                                    e.problem_kind(),
+                                    offset,
+                                    format!("{e}; record dropped"),
+                                );
                             }
                         },
                     }
@@ -329,12 +339,12 @@ impl<W: Write> Recovery<'_, '_, W> {
                     if opcode == op::CHUNK {
                         self.partial_chunk(offset, &input[(pos + 9).min(input.len())..]);
                     } else {
-                        self.report.damage(offset, e.to_string());
+                        self.report.damage(e.problem_kind(), offset, e.to_string());
                     }
                     match resync(input, pos + 1) {
                         Some(next) => {
                             self.report.bytes_dropped += (next - pos) as u64;
-                            self.report.damage(
+                            self.report.damage(ProblemKind::Malformed,
                                 offset,
                                 format!(
                                     "{} with a length past the end of the file; reading resumed at byte {next}",
@@ -359,12 +369,19 @@ impl<W: Write> Recovery<'_, '_, W> {
         let chunk = match parse_record(op::CHUNK, content, offset) {
             Ok(Record::Chunk(chunk)) => chunk,
             Ok(_) | Err(_) => {
-                self.lose_chunk(offset, end, content.len(), "its header is malformed");
+                self.lose_chunk(
+                    ProblemKind::Malformed,
+                    offset,
+                    end,
+                    content.len(),
+                    "its header is malformed",
+                );
                 return Ok(());
             }
         };
         let Some(compression) = compression_from_name(chunk.compression) else {
             self.lose_chunk(
+                ProblemKind::Unsupported,
                 offset,
                 end,
                 content.len(),
@@ -399,13 +416,17 @@ impl<W: Write> Recovery<'_, '_, W> {
                 cap,
                 &mut self.buffer,
             );
-            self.report
-                .damage(offset, format!("chunk does not decompress: {e}"));
+            self.report.damage(
+                ProblemKind::Malformed,
+                offset,
+                format!("chunk does not decompress: {e}"),
+            );
             partial = true;
         }
         let mut unverified = false;
         if !partial && let Err(e) = verify_chunk_crc(&chunk, &self.buffer, offset) {
             self.report.damage(
+                e.problem_kind(),
                 offset,
                 format!("{e}; its messages are kept but may be damaged"),
             );
@@ -443,12 +464,20 @@ impl<W: Write> Recovery<'_, '_, W> {
         count
     }
 
-    fn lose_chunk(&mut self, offset: u64, end: usize, content_len: usize, why: &str) {
+    fn lose_chunk(
+        &mut self,
+        kind: ProblemKind,
+        offset: u64,
+        end: usize,
+        content_len: usize,
+        why: &str,
+    ) {
         let lost = self.indexed_message_count(end);
         self.report.chunks_lost += 1;
         self.report.messages_lost += lost;
         self.report.bytes_dropped += RECORD_PREFIX + content_len as u64;
         self.report.damage(
+            kind,
             offset,
             format!("chunk dropped ({why}); its message index lists {lost} messages"),
         );
@@ -472,8 +501,11 @@ impl<W: Write> Recovery<'_, '_, W> {
             match raw.parse() {
                 Ok(record) => keep(self.writer, self.report, record, offset, unverified)?,
                 Err(e) => {
-                    self.report
-                        .damage(offset, format!("inside the chunk: {e}; record dropped"));
+                    self.report.damage(
+                        e.problem_kind(),
+                        offset,
+                        format!("inside the chunk: {e}; record dropped"),
+                    );
                 }
             }
         }
@@ -487,19 +519,19 @@ impl<W: Write> Recovery<'_, '_, W> {
             Ok(cut) => cut,
             Err(why) => {
                 self.report.chunks_lost += 1;
-                self.report.damage(offset, why);
+                self.report.damage(ProblemKind::Truncated, offset, why);
                 return;
             }
         };
         let kept = match self.inner_records(offset, &cut.records, false) {
             Ok((kept, _)) => kept,
             Err(e) => {
-                self.report.damage(offset, e.to_string());
+                self.report.damage(e.problem_kind(), offset, e.to_string());
                 0
             }
         };
         self.report.chunks_partial += 1;
-        self.report.damage(
+        self.report.damage(ProblemKind::Truncated,
             offset,
             format!(
                 "the file ends inside this chunk: {} of its {} uncompressed bytes decoded{}, {kept} messages saved",

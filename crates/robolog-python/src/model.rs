@@ -125,16 +125,29 @@ impl PyChannel {
 }
 
 /// A finding about a log's structure, and where in the file it is.
-#[pyclass(module = "robolog", name = "Problem", frozen, get_all)]
+#[pyclass(module = "robolog", name = "Problem", frozen)]
 #[derive(Debug, Clone)]
 pub(crate) struct PyProblem {
     /// `"error"` (data lost or unreadable), `"warning"` (inconsistent, nothing lost) or
     /// `"note"`.
+    #[pyo3(get)]
     severity: &'static str,
+    /// What it is about, for filtering: `"truncated"`, `"checksum"`, `"malformed"`, `"index"`,
+    /// `"time"`, `"schema"`, `"metadata"`, `"unsupported"`, `"empty"` or `"other"`.
+    #[pyo3(get)]
+    kind: &'static str,
     /// Byte offset in the file, None when the finding is about no one place.
+    #[pyo3(get)]
     offset: Option<u64>,
+    /// The file concerned inside a log directory (a ROS 2 bag's metadata.yaml or a storage
+    /// file), None for a single-file log.
+    #[pyo3(get)]
+    path: Option<String>,
     /// What was found.
+    #[pyo3(get)]
     message: String,
+    /// The text of `str(problem)`, as the command-line tool prints it.
+    text: String,
 }
 
 impl From<&robolog::Problem> for PyProblem {
@@ -145,8 +158,11 @@ impl From<&robolog::Problem> for PyProblem {
                 robolog::Severity::Warning => "warning",
                 robolog::Severity::Info => "note",
             },
+            kind: p.kind.as_str(),
             offset: p.offset,
+            path: p.path.as_ref().map(|p| p.display().to_string()),
             message: p.message.clone(),
+            text: p.to_string(),
         }
     }
 }
@@ -159,8 +175,9 @@ pub(crate) fn problems(problems: &[robolog::Problem]) -> Vec<PyProblem> {
 impl PyProblem {
     fn __repr__(&self) -> String {
         format!(
-            "Problem(severity={:?}, offset={}, message={:?})",
+            "Problem(severity={:?}, kind={:?}, offset={}, message={:?})",
             self.severity,
+            self.kind,
             self.offset
                 .map_or_else(|| "None".to_owned(), |o| o.to_string()),
             self.message
@@ -168,10 +185,7 @@ impl PyProblem {
     }
 
     fn __str__(&self) -> String {
-        match self.offset {
-            Some(offset) => format!("{} at byte {offset}: {}", self.severity, self.message),
-            None => format!("{}: {}", self.severity, self.message),
-        }
+        self.text.clone()
     }
 }
 

@@ -179,6 +179,29 @@ pub enum Error {
 }
 
 impl Error {
+    /// What a [`Problem`](robolog_framing::Problem) made of this error is about.
+    pub fn problem_kind(&self) -> robolog_framing::ProblemKind {
+        use robolog_framing::ProblemKind;
+        if self.is_truncation() {
+            return ProblemKind::Truncated;
+        }
+        match self {
+            Error::Unindexed | Error::IndexDamaged { .. } => ProblemKind::Index,
+            Error::UnsupportedVersion { .. }
+            | Error::Encrypted { .. }
+            | Error::UnsupportedCompression { .. } => ProblemKind::Unsupported,
+            Error::EmptyFile => ProblemKind::Empty,
+            Error::NotABag { .. }
+            | Error::Framing { .. }
+            | Error::Malformed { .. }
+            | Error::Codec { .. }
+            | Error::TooLarge { .. } => ProblemKind::Malformed,
+            Error::UnknownConnection { .. } => ProblemKind::Schema,
+            Error::TimeOutOfRange { .. } => ProblemKind::Time,
+            Error::Read { .. } | Error::Io(_) | Error::InvalidInput(_) => ProblemKind::Other,
+        }
+    }
+
     /// True when the data simply ends too early (a cut file), as opposed to being corrupt.
     pub fn is_truncation(&self) -> bool {
         match self {

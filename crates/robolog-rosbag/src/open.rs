@@ -14,11 +14,11 @@ use crate::error::{Error, RecordKind, Result};
 use crate::format::framing::{read_record, view_record};
 use crate::format::records::{CHUNK_INFO_HEADER_LEN, Header, parse_header};
 use crate::format::version::{Version, parse_version_line};
-use crate::problem::Problem;
 use crate::query::Query;
 use crate::scan::{IndexEntry, ScanOptions, counts_in_order, scan};
 use crate::summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary, compression_stats};
 use crate::v12::{V12Message, read_v12};
+use robolog_framing::{Problem, ProblemKind};
 
 /// Whether the file's own index was used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -529,10 +529,12 @@ fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -
     };
     let mut problems = vec![match &failure {
         IndexStatus::Damaged { offset, message } => Problem::warning(
+            ProblemKind::Index,
             *offset,
             format!("index damaged ({message}); read by a linear scan"),
         ),
         _ => Problem::warning(
+            ProblemKind::Index,
             line_len as u64,
             "unindexed bag (index_pos = 0); read by a linear scan",
         ),

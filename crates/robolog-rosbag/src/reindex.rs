@@ -9,10 +9,10 @@ use robolog_framing::{AtomicFile, Bytes};
 use crate::error::{Error, Result};
 use crate::format::version::{Version, parse_version_line};
 use crate::open::read_file_header;
-use crate::problem::{Problem, Severity};
 use crate::scan::{ScanOptions, scan};
 use crate::v12::{linear, v12_layout};
 use crate::writer::{WriteOptions, Writer};
+use robolog_framing::{Problem, Severity};
 
 /// What reindex keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -17,7 +17,7 @@ use crate::error::{Error, RecordKind};
 use crate::format::framing::{RecordView, view_record};
 use crate::format::records::{Header, parse_header};
 use crate::format::time::RosTime;
-use crate::problem::Problem;
+use robolog_framing::{Problem, ProblemKind};
 
 /// One message found in a chunk: where it is in the uncompressed chunk data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,6 +187,7 @@ impl Scanner<'_> {
             if self.options.salvage && data[pos..].starts_with(&[0, 0, 0, 0]) {
                 let zeros = data[pos..].iter().take_while(|&&b| b == 0).count();
                 self.problem(Problem::warning(
+                    ProblemKind::Malformed,
                     pos as u64,
                     format!("skipped {zeros} zero bytes between records"),
                 ));
@@ -196,7 +197,11 @@ impl Scanner<'_> {
             let record = match view_record(&data[pos..], pos as u64) {
                 Ok(record) => record,
                 Err(e) => {
-                    self.stop_at(pos, format!("the file ends inside a record header ({e})"));
+                    self.stop_at(
+                        ProblemKind::Truncated,
+                        pos,
+                        format!("the file ends inside a record header ({e})"),
+                    );
                     self.out.incomplete_records += 1;
                     return;
                 }
@@ -204,7 +209,7 @@ impl Scanner<'_> {
             let header = match parse_header(record.header, record.header_offset()) {
                 Ok(header) => header,
                 Err(e) => {
-                    self.stop_at(pos, format!("unreadable record: {e}"));
+                    self.stop_at(e.problem_kind(), pos, format!("unreadable record: {e}"));
                     return;
                 }
             };
@@ -216,12 +221,20 @@ impl Scanner<'_> {
                     }
                 }
                 Header::Other(op) => {
-                    self.stop_at(pos, format!("unknown record op {op:#04x}"));
+                    self.stop_at(
+                        ProblemKind::Malformed,
+                        pos,
+                        format!("unknown record op {op:#04x}"),
+                    );
                     return;
                 }
                 other => {
                     if !record.is_complete() {
-                        self.stop_at(pos, format!("the file ends inside a {}", other.kind()));
+                        self.stop_at(
+                            ProblemKind::Truncated,
+                            pos,
+                            format!("the file ends inside a {}", other.kind()),
+                        );
                         self.out.incomplete_records += 1;
                         return;
                     }
@@ -234,11 +247,16 @@ impl Scanner<'_> {
                                 record.data_offset(),
                             ) {
                                 Ok(conn) => self.add_connections(vec![conn]),
-                                Err(e) => self.problem(Problem::warning(pos as u64, e.to_string())),
+                                Err(e) => self.problem(Problem::warning(
+                                    ProblemKind::Schema,
+                                    pos as u64,
+                                    e.to_string(),
+                                )),
                             }
                         }
                         Header::IndexData(_) | Header::ChunkInfo(_) => {}
                         other => self.problem(Problem::warning(
+                            ProblemKind::Malformed,
                             pos as u64,
                             format!("unexpected {} between chunks, skipped", other.kind()),
                         )),
@@ -250,10 +268,11 @@ impl Scanner<'_> {
     }
 
     /// Reports that the scan stops at `pos`, dropping the rest of the file.
-    fn stop_at(&mut self, pos: usize, why: String) {
+    fn stop_at(&mut self, kind: ProblemKind, pos: usize, why: String) {
         let rest = self.file.len() - pos;
         self.out.bytes_dropped += rest as u64;
         self.problem(Problem::error(
+            kind,
             pos as u64,
             format!("{why}; the remaining {rest} bytes were not read"),
         ));
@@ -272,12 +291,17 @@ impl Scanner<'_> {
             if record.is_complete() && self.options.salvage {
                 self.out.bytes_dropped += record.len() as u64;
                 self.problem(Problem::error(
+                    ProblemKind::Unsupported,
                     pos as u64,
                     format!("chunk with unsupported compression {name:?} skipped"),
                 ));
                 return Some(pos + record.len());
             }
-            self.stop_at(pos, format!("chunk with unsupported compression {name:?}"));
+            self.stop_at(
+                ProblemKind::Unsupported,
+                pos,
+                format!("chunk with unsupported compression {name:?}"),
+            );
             return None;
         };
         let data_start = record.data_offset() as usize;
@@ -285,7 +309,13 @@ impl Scanner<'_> {
             // The placeholder header of the chunk a recorder was writing when it stopped: its
             // data runs to the end of the file.
             let region = data_start..self.file.len();
-            self.partial_chunk(pos, compression, region, "unterminated chunk (size 0)");
+            self.partial_chunk(
+                pos,
+                compression,
+                region,
+                ProblemKind::Truncated,
+                "unterminated chunk (size 0)",
+            );
             return None;
         }
         if !record.is_complete() {
@@ -294,6 +324,7 @@ impl Scanner<'_> {
                 pos,
                 compression,
                 region,
+                ProblemKind::Truncated,
                 "chunk cut short by the end of the file",
             );
             return None;
@@ -312,10 +343,10 @@ impl Scanner<'_> {
             Err(e) => {
                 if !self.options.salvage {
                     self.count_dropped(compression, region);
-                    self.stop_at(pos, format!("{e}"));
+                    self.stop_at(e.problem_kind(), pos, format!("{e}"));
                     return None;
                 }
-                self.partial_chunk(pos, compression, region, &format!("{e}"));
+                self.partial_chunk(pos, compression, region, e.problem_kind(), &format!("{e}"));
                 return Some(chunk_end);
             }
         };
@@ -323,14 +354,18 @@ impl Scanner<'_> {
         if let Some(e) = &walked.error {
             if !self.options.salvage {
                 self.out.dropped_messages += walked.entries.len() as u64;
-                self.stop_at(pos, format!("damaged record inside the chunk: {e}"));
+                self.stop_at(
+                    ProblemKind::Malformed,
+                    pos,
+                    format!("damaged record inside the chunk: {e}"),
+                );
                 return None;
             }
             let lost = content.len() - walked.complete_len;
             self.out.incomplete_records += 1;
             self.out.bytes_dropped += lost as u64;
             self.out.salvaged_messages += walked.entries.len() as u64;
-            self.problem(Problem::error(
+            self.problem(Problem::error(ProblemKind::Malformed,
                 pos as u64,
                 format!(
                     "damaged record at byte {} of the chunk ({e}); kept the {} messages before it, dropped {lost} bytes",
@@ -359,12 +394,14 @@ impl Scanner<'_> {
                 // rosbag reindex drops a chunk whose index records end early.
                 self.out.dropped_messages += walked.entries.len() as u64;
                 self.stop_at(
+                    ProblemKind::Index,
                     pos,
                     "the chunk's index records are missing or incomplete".into(),
                 );
                 return None;
             }
             self.problem(Problem::warning(
+                ProblemKind::Index,
                 chunk_end as u64,
                 "the index records after the chunk are missing or disagree with it",
             ));
@@ -400,6 +437,7 @@ impl Scanner<'_> {
         pos: usize,
         compression: ChunkCompression,
         region: Range<usize>,
+        kind: ProblemKind,
         why: &str,
     ) {
         let (content, codec_error) =
@@ -419,6 +457,7 @@ impl Scanner<'_> {
         if !self.options.salvage {
             self.out.dropped_messages += walked.entries.len() as u64;
             self.problem(Problem::error(
+                kind,
                 pos as u64,
                 format!(
                     "{why}{codec_note}: dropped with its {} complete messages",
@@ -427,7 +466,7 @@ impl Scanner<'_> {
             ));
             return;
         }
-        self.problem(Problem::error(
+        self.problem(Problem::error(kind,
             pos as u64,
             format!(
                 "{why}{codec_note}: recovered {} complete messages, {lost} bytes of cut records lost",
@@ -501,7 +540,7 @@ impl Scanner<'_> {
             let dropped = before - chunk.entries.len();
             if dropped > 0 {
                 unknown += dropped as u64;
-                problems.push(Problem::error(
+                problems.push(Problem::error(ProblemKind::Schema,
                     chunk.pos as u64,
                     format!("{dropped} messages on connections that no connection record defines were dropped"),
                 ));

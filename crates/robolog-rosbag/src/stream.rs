@@ -13,10 +13,10 @@ use crate::error::{Error, RecordKind, Result};
 use crate::format::records::{Header, parse_header};
 use crate::format::v12::{V12Header, parse_v12_header};
 use crate::format::version::{MAX_LINE, Version, parse_version_line};
-use crate::problem::Problem;
 use crate::query::{Message, Position};
 use crate::scan::walk;
 use crate::v12::V12Definitions;
+use robolog_framing::{Problem, ProblemKind};
 
 /// How a [`StreamReader`] treats its input.
 #[derive(Debug, Clone)]
@@ -274,6 +274,7 @@ impl<R: Read> StreamReader<R> {
             loop {
                 if self.source.fill(&mut byte)? == 0 {
                     self.report.problems.push(Problem::warning(
+                        ProblemKind::Malformed,
                         offset,
                         format!("the stream ends with {zeros} zero bytes"),
                     ));
@@ -285,6 +286,7 @@ impl<R: Read> StreamReader<R> {
                 zeros += 1;
             }
             self.report.problems.push(Problem::warning(
+                ProblemKind::Malformed,
                 offset,
                 format!("skipped {zeros} zero bytes between records"),
             ));
@@ -346,6 +348,7 @@ impl<R: Read> StreamReader<R> {
             self.report.incomplete_records += 1;
         }
         self.report.problems.push(Problem::error(
+            error.problem_kind(),
             offset,
             format!("{error}; reading stopped here"),
         ));
@@ -400,9 +403,11 @@ impl<R: Read> StreamReader<R> {
                         return Err(e);
                     }
                     self.report.bytes_dropped += u64::from(record.data_len);
-                    self.report
-                        .problems
-                        .push(Problem::error(record.offset, format!("{e}; chunk skipped")));
+                    self.report.problems.push(Problem::error(
+                        ProblemKind::Unsupported,
+                        record.offset,
+                        format!("{e}; chunk skipped"),
+                    ));
                     return self.skip_data(u64::from(record.data_len));
                 };
                 let mut data = Vec::new();
@@ -458,6 +463,7 @@ impl<R: Read> StreamReader<R> {
                         let (content, _) =
                             salvage_chunk(compression, &data, self.options.max_record_len as usize);
                         self.report.problems.push(Problem::error(
+                            e.problem_kind(),
                             record.offset,
                             format!("{e}; complete records salvaged"),
                         ));
@@ -478,10 +484,11 @@ impl<R: Read> StreamReader<R> {
                     Ok(connection) => {
                         self.connections.entry(connection.id).or_insert(connection);
                     }
-                    Err(e) => self
-                        .report
-                        .problems
-                        .push(Problem::warning(record.offset, e.to_string())),
+                    Err(e) => self.report.problems.push(Problem::warning(
+                        ProblemKind::Schema,
+                        record.offset,
+                        e.to_string(),
+                    )),
                 }
                 Ok(())
             }
@@ -517,6 +524,7 @@ impl<R: Read> StreamReader<R> {
             if !self.connections.contains_key(&entry.conn) {
                 self.report.dropped_messages += 1;
                 self.report.problems.push(Problem::error(
+                    ProblemKind::Schema,
                     chunk_pos,
                     format!(
                         "message on connection {} that no connection record defined; dropped",
@@ -551,6 +559,7 @@ impl<R: Read> StreamReader<R> {
             self.report.incomplete_records += 1;
             self.report.bytes_dropped += lost as u64;
             self.report.problems.push(Problem::error(
+                ProblemKind::Malformed,
                 chunk_pos,
                 format!(
                     "damaged record at byte {} of the chunk ({e}); {lost} bytes dropped",
@@ -597,6 +606,7 @@ impl<R: Read> StreamReader<R> {
         }
         let codec_note = codec_error.map(|e| format!(" ({e})")).unwrap_or_default();
         self.report.problems.push(Problem::error(
+            ProblemKind::Truncated,
             chunk_pos,
             format!("{why}{codec_note}: recovered {salvaged} complete messages"),
         ));
@@ -633,6 +643,7 @@ impl<R: Read> StreamReader<R> {
                         }
                         self.report.dropped_messages += 1;
                         self.report.problems.push(Problem::error(
+                            e.problem_kind(),
                             record.offset,
                             format!("{e}; message skipped"),
                         ));

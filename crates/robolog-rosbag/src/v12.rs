@@ -10,7 +10,7 @@ use crate::format::framing::view_record;
 use crate::format::time::RosTime;
 use crate::format::v12::{V12Header, parse_v12_header};
 use crate::open::IndexStatus;
-use crate::problem::Problem;
+use robolog_framing::{Problem, ProblemKind};
 
 /// One 1.2 message: its connection, time, and where its data is in the file.
 #[derive(Debug, Clone)]
@@ -144,6 +144,7 @@ pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Con
             contents.problems.insert(
                 0,
                 Problem::warning(
+                    ProblemKind::Index,
                     offset,
                     format!("index damaged ({message}); read by a linear scan"),
                 ),
@@ -166,6 +167,7 @@ pub(crate) fn linear(file: &[u8], start: usize, strict: bool) -> Result<V12Conte
             }
             let rest = file.len() - pos;
             contents.problems.push(Problem::error(
+                e.problem_kind(),
                 pos as u64,
                 format!("{e}; the remaining {rest} bytes were not read"),
             ));
@@ -215,9 +217,11 @@ pub(crate) fn linear(file: &[u8], start: usize, strict: bool) -> Result<V12Conte
                     if strict {
                         return Err(e);
                     }
-                    contents
-                        .problems
-                        .push(Problem::error(pos as u64, format!("{e}; message skipped")));
+                    contents.problems.push(Problem::error(
+                        e.problem_kind(),
+                        pos as u64,
+                        format!("{e}; message skipped"),
+                    ));
                 }
             },
             V12Header::IndexData { .. } | V12Header::FileHeader { .. } => {}
@@ -331,6 +335,7 @@ fn indexed(file: &[u8], records_start: usize, index_pos: u64) -> Result<V12Conte
                 .map_err(|why| damaged(at, why))?;
             if message.time != time {
                 contents.problems.push(Problem::warning(
+                    ProblemKind::Index,
                     at,
                     "index entry time differs from the message's own time; the message's is used",
                 ));

@@ -14,10 +14,10 @@ use crate::error::{Error, Result};
 use crate::layout::{METADATA_FILE, resolve, scan_directory};
 use crate::mcap_storage::McapStorage;
 use crate::metadata::{BagMetadata, CompressionMode, TopicMetadata};
-use crate::problem::{Problem, Severity};
 use crate::query::Query;
 use crate::sqlite::read::Db3;
 use crate::storage::{FileCounts, FileView, StorageId};
+use robolog_framing::{Problem, ProblemKind};
 
 /// The most bytes of metadata.yaml read (real ones are a few KiB; a long recording with
 /// hundreds of topics, a few hundred KiB).
@@ -345,22 +345,21 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
     if let (Some(declared), Some(f)) = (declared_storage, files.first())
         && declared != f.info.storage
     {
-        problems.push(Problem::new(
-            Severity::Warning,
-            Some(f.info.path.clone()),
-            format!(
-                "metadata.yaml says storage {declared}, but the file is {}: read as {}",
-                f.info.storage, f.info.storage
-            ),
-        ));
+        problems.push(
+            Problem::warning(
+                ProblemKind::Metadata,
+                None,
+                format!(
+                    "metadata.yaml says storage {declared}, but the file is {}: read as {}",
+                    f.info.storage, f.info.storage
+                ),
+            )
+            .with_path(f.info.path.clone()),
+        );
     }
     for f in &files {
         for note in &f.reader.view().notes {
-            problems.push(Problem::new(
-                Severity::Warning,
-                Some(f.info.path.clone()),
-                note.clone(),
-            ));
+            problems.push(note.clone().with_path(&f.info.path));
         }
     }
 
@@ -422,17 +421,20 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
                 seen_in_storage[i] = true;
                 // The storage's own record is the reference for everything but the name.
                 if listed_in_metadata[i] && topic.metadata.type_name != t.metadata.type_name {
-                    problems.push(Problem::new(
-                        Severity::Warning,
-                        Some(f.info.path.clone()),
-                        format!(
-                            "topic {}: metadata.yaml says type {}, the storage {}: read as {}",
-                            t.metadata.name,
-                            topic.metadata.type_name,
-                            t.metadata.type_name,
-                            t.metadata.type_name
-                        ),
-                    ));
+                    problems.push(
+                        Problem::warning(
+                            ProblemKind::Metadata,
+                            None,
+                            format!(
+                                "topic {}: metadata.yaml says type {}, the storage {}: read as {}",
+                                t.metadata.name,
+                                topic.metadata.type_name,
+                                t.metadata.type_name,
+                                t.metadata.type_name
+                            ),
+                        )
+                        .with_path(f.info.path.clone()),
+                    );
                 }
                 let qos = if t.metadata.offered_qos_profiles.is_empty() {
                     topic.metadata.offered_qos_profiles.clone()
@@ -469,10 +471,7 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
     if let Some(m) = &metadata
         && !metadata_agrees
     {
-        problems.push(Problem::new(
-            Severity::Warning,
-            Some(path.join(METADATA_FILE)),
-            format!(
+        problems.push(Problem::warning(ProblemKind::Metadata, None, format!(
                 "metadata.yaml is stale: it says {} messages from {}, the storage files hold {message_count}{}; counts and times come from the storage files",
                 m.message_count,
                 m.starting_time_ns,
@@ -480,8 +479,7 @@ fn open(path: &Path, options: &OpenOptions) -> Result<Bag> {
                     Some(s) => format!(" from {s}"),
                     None => String::new(),
                 }
-            ),
-        ));
+            )).with_path(path.join(METADATA_FILE)));
         source = MetadataSource::Rebuilt;
     }
     if metadata_agrees && let Some(m) = &metadata {
@@ -596,14 +594,10 @@ fn directory_files(
                         .to_owned(),
             });
         }
-        problems.push(Problem::new(
-            Severity::Warning,
-            Some(yaml_path),
-            format!(
+        problems.push(Problem::warning(ProblemKind::Metadata, None, format!(
                 "no metadata.yaml (a recording that was not closed?): the bag was rebuilt from the {} storage file(s) in the directory; `recover` writes one",
                 files.len()
-            ),
-        ));
+            )).with_path(yaml_path));
         return Ok((None, MetadataSource::Rebuilt, files));
     }
     let text = read_limited(&yaml_path)?;
@@ -630,28 +624,27 @@ fn directory_files(
                     },
                 });
             }
-            problems.push(Problem::new(
-                Severity::Warning,
-                Some(yaml_path),
-                format!(
+            problems.push(Problem::warning(ProblemKind::Metadata, None, format!(
                     "metadata.yaml is unreadable ({e}): the bag was rebuilt from the {} storage file(s) in the directory",
                     files.len()
-                ),
-            ));
+                )).with_path(yaml_path));
             return Ok((None, MetadataSource::Rebuilt, files));
         }
     };
     if metadata.version > crate::metadata::LATEST_VERSION {
-        problems.push(Problem::new(
-            Severity::Info,
-            Some(yaml_path.clone()),
-            format!(
-                "metadata version {} is newer than {}, the newest known: read as {}",
-                metadata.version,
-                crate::metadata::LATEST_VERSION,
-                crate::metadata::LATEST_VERSION
-            ),
-        ));
+        problems.push(
+            Problem::info(
+                ProblemKind::Metadata,
+                None,
+                format!(
+                    "metadata version {} is newer than {}, the newest known: read as {}",
+                    metadata.version,
+                    crate::metadata::LATEST_VERSION,
+                    crate::metadata::LATEST_VERSION
+                ),
+            )
+            .with_path(yaml_path.clone()),
+        );
     }
     let mut files = Vec::new();
     let mut missing = None;
@@ -673,27 +666,19 @@ fn directory_files(
                 tried,
             });
         }
-        problems.push(Problem::new(
-            Severity::Warning,
-            Some(yaml_path),
-            format!(
+        problems.push(Problem::warning(ProblemKind::Metadata, None, format!(
                 "metadata.yaml is stale: it lists {entry:?}, which does not exist; the bag was rebuilt from the {} storage file(s) in the directory",
                 found.len()
-            ),
-        ));
+            )).with_path(yaml_path));
         return Ok((Some(metadata), MetadataSource::Rebuilt, found));
     }
     if files.is_empty() && metadata.relative_file_paths.is_empty() {
         let found = scanned()?;
         if !found.is_empty() {
-            problems.push(Problem::new(
-                Severity::Warning,
-                Some(yaml_path),
-                format!(
+            problems.push(Problem::warning(ProblemKind::Metadata, None, format!(
                     "metadata.yaml lists no storage files, but the directory has {}: read those",
                     found.len()
-                ),
-            ));
+                )).with_path(yaml_path));
             return Ok((Some(metadata), MetadataSource::Rebuilt, found));
         }
     }

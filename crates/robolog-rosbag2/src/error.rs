@@ -167,6 +167,30 @@ pub enum Error {
 }
 
 impl Error {
+    /// What a [`Problem`](robolog_framing::Problem) made of this error is about.
+    pub fn problem_kind(&self) -> robolog_framing::ProblemKind {
+        use robolog_framing::ProblemKind;
+        match self {
+            Error::Mcap { source, .. } => source.problem_kind(),
+            Error::MissingFile { .. } | Error::Yaml { .. } | Error::Metadata { .. } => {
+                ProblemKind::Metadata
+            }
+            Error::UnsupportedStorage { .. } | Error::UnsupportedCompression { .. } => {
+                ProblemKind::Unsupported
+            }
+            Error::NotABag { .. } | Error::Db3 { .. } | Error::Codec { .. } => {
+                ProblemKind::Malformed
+            }
+            Error::Sqlite { fault, .. } => match fault {
+                SqliteFault::Corrupt | SqliteFault::NotADatabase => ProblemKind::Malformed,
+                SqliteFault::Other => ProblemKind::Other,
+            },
+            Error::NegativeTimestamp { .. } => ProblemKind::Time,
+            Error::UnknownTopic { .. } => ProblemKind::Schema,
+            Error::Io { .. } | Error::Output { .. } | Error::Usage(_) => ProblemKind::Other,
+        }
+    }
+
     /// The byte offset in the file the error is about, when one is known.
     pub fn offset(&self) -> Option<u64> {
         match self {

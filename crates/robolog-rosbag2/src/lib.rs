@@ -43,7 +43,6 @@ mod layout;
 mod mcap_storage;
 mod mcap_writer;
 pub mod metadata;
-mod problem;
 pub mod qos;
 mod query;
 mod recover;
@@ -60,11 +59,11 @@ pub use mcap_storage::METADATA_RECORD;
 pub use metadata::{
     BagMetadata, CompressionMode, FileInformation, TopicInformation, TopicMetadata,
 };
-pub use problem::{Problem, Severity};
 pub use qos::QosProfile;
 pub use query::{Message, Messages, Query};
 pub use recover::{FileReport, Method, RecoverReport, recover};
 pub use robolog_framing::Bytes;
+pub use robolog_framing::{Problem, ProblemKind, Severity};
 pub use robolog_query::Order;
 pub use storage::StorageId;
 pub use writer::{WriteOptions, Writer};

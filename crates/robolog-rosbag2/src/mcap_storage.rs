@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+use robolog_framing::{Problem, ProblemKind};
 use robolog_mcap::{Input, McapReader, ReadOptions};
 
 use crate::definition::Definition;
@@ -31,18 +32,26 @@ impl McapStorage {
         if let Some(header) = &summary.header
             && header.profile != "ros2"
         {
-            notes.push(format!(
-                "MCAP profile {:?} where rosbag2 writes \"ros2\"",
-                header.profile
+            notes.push(Problem::warning(
+                ProblemKind::Metadata,
+                None,
+                format!(
+                    "MCAP profile {:?} where rosbag2 writes \"ros2\"",
+                    header.profile
+                ),
             ));
         }
         if summary.source == robolog_mcap::SummarySource::Scan {
-            notes.push(format!(
-                "no usable summary: read by a scan ({})",
-                summary
-                    .scan_reason
-                    .clone()
-                    .unwrap_or_else(|| "no summary section".to_owned())
+            notes.push(Problem::warning(
+                ProblemKind::Index,
+                None,
+                format!(
+                    "no usable summary: read by a scan ({})",
+                    summary
+                        .scan_reason
+                        .clone()
+                        .unwrap_or_else(|| "no summary section".to_owned())
+                ),
             ));
         }
         let mut topics = Vec::new();
@@ -67,9 +76,13 @@ impl McapStorage {
             };
             let qos_text = meta("offered_qos_profiles");
             let offered_qos_profiles = parse_profiles(&qos_text).unwrap_or_else(|e| {
-                notes.push(format!(
-                    "channel {} ({}): offered_qos_profiles unreadable ({e}); read as none",
-                    channel.id, channel.topic
+                notes.push(Problem::warning(
+                    ProblemKind::Metadata,
+                    None,
+                    format!(
+                        "channel {} ({}): offered_qos_profiles unreadable ({e}); read as none",
+                        channel.id, channel.topic
+                    ),
                 ));
                 Vec::new()
             });
@@ -122,11 +135,11 @@ impl McapStorage {
             && counts.message_count > 0
             && (counts.start_ns, counts.end_ns) != (Some(start), Some(end))
         {
-            notes.push(format!(
+            notes.push(Problem::warning(ProblemKind::Index, None, format!(
                 "the Statistics record says messages from {} to {} ns, the chunk indexes from {start} to {end} ns: times from the chunk indexes",
                 counts.start_ns.unwrap_or(0),
                 counts.end_ns.unwrap_or(0)
-            ));
+            )));
             counts.start_ns = Some(start);
             counts.end_ns = Some(end);
         }
@@ -163,7 +176,7 @@ impl McapStorage {
 /// `ROS_DISTRO`-only record.
 fn stored_metadata(
     reader: &McapReader,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Problem>,
 ) -> (Option<BagMetadata>, Option<String>) {
     let mut result = (None, None);
     for index in reader.metadata_indexes() {
@@ -173,9 +186,13 @@ fn stored_metadata(
         let record = match reader.read_metadata(index) {
             Ok(r) => r,
             Err(e) => {
-                notes.push(format!(
-                    "the rosbag2 metadata record at byte {} is unreadable: {e}",
-                    index.offset
+                notes.push(Problem::warning(
+                    ProblemKind::Metadata,
+                    None,
+                    format!(
+                        "the rosbag2 metadata record at byte {} is unreadable: {e}",
+                        index.offset
+                    ),
                 ));
                 continue;
             }
@@ -184,9 +201,13 @@ fn stored_metadata(
         if let Some(text) = record.metadata.get(&Cow::Borrowed("serialized_metadata")) {
             match BagMetadata::from_serialized(text) {
                 Ok(m) => metadata = Some(m),
-                Err(e) => notes.push(format!(
-                    "the rosbag2 metadata record at byte {} is unreadable: {e}",
-                    index.offset
+                Err(e) => notes.push(Problem::warning(
+                    ProblemKind::Metadata,
+                    None,
+                    format!(
+                        "the rosbag2 metadata record at byte {} is unreadable: {e}",
+                        index.offset
+                    ),
                 )),
             }
         }

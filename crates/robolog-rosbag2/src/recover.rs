@@ -21,12 +21,12 @@ use crate::definition::{Definition, definition_key};
 use crate::error::{Error, Result};
 use crate::mcap_storage::McapStorage;
 use crate::metadata::{BagMetadata, CompressionMode, TopicMetadata};
-use crate::problem::{Problem, Severity};
 use crate::qos::parse_profiles;
 use crate::sqlite::pages::{Pages, Value, parse_record, schema};
 use crate::sqlite::read::{Db3, wal_path};
 use crate::storage::{FileQuery, StorageId};
 use crate::writer::{WriteOptions, Writer};
+use robolog_framing::{Problem, ProblemKind, Severity};
 
 /// How one storage file was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,11 +173,14 @@ fn input_files(input: &Path) -> Result<(Vec<PathBuf>, Option<BagMetadata>, Vec<P
     let metadata = std::fs::read_to_string(&yaml).ok().and_then(|text| {
         BagMetadata::from_yaml(&text)
             .map_err(|e| {
-                problems.push(Problem::new(
-                    Severity::Warning,
-                    Some(yaml.clone()),
-                    format!("metadata.yaml is unreadable ({e}): rebuilt"),
-                ));
+                problems.push(
+                    Problem::warning(
+                        ProblemKind::Metadata,
+                        None,
+                        format!("metadata.yaml is unreadable ({e}): rebuilt"),
+                    )
+                    .with_path(yaml.clone()),
+                );
             })
             .ok()
     });
@@ -191,11 +194,14 @@ fn input_files(input: &Path) -> Result<(Vec<PathBuf>, Option<BagMetadata>, Vec<P
         Some(files) if !files.is_empty() => files,
         _ => {
             if metadata.is_none() && !yaml.exists() {
-                problems.push(Problem::new(
-                    Severity::Warning,
-                    Some(yaml.clone()),
-                    "no metadata.yaml: rebuilt from the storage files",
-                ));
+                problems.push(
+                    Problem::warning(
+                        ProblemKind::Metadata,
+                        None,
+                        "no metadata.yaml: rebuilt from the storage files",
+                    )
+                    .with_path(yaml.clone()),
+                );
             }
             crate::layout::scan_directory(input).map_err(|e| Error::io(input, e))?
         }
@@ -317,22 +323,29 @@ fn recover_pages(
     let file = read_file(path).map_err(|e| Error::io(path, e))?;
     let wal = std::fs::read(wal_path(path)).ok();
     let pages = Pages::new(&file, wal.as_deref());
-    let note = |problems: &mut Vec<Problem>, severity, message: String| {
-        problems.push(Problem::new(severity, Some(path.to_path_buf()), message));
+    let note = |problems: &mut Vec<Problem>, severity, kind, message: String| {
+        problems.push(Problem::new(severity, kind, None, message).with_path(path));
     };
     note(
         problems,
         Severity::Error,
+        ProblemKind::Malformed,
         "SQLite cannot read the file: its pages were read one by one".to_owned(),
     );
     for n in &pages.notes {
-        note(problems, Severity::Warning, n.clone());
+        note(
+            problems,
+            Severity::Warning,
+            ProblemKind::Malformed,
+            n.clone(),
+        );
     }
     let (tables, missing_schema) = schema(&pages);
     if !missing_schema.is_empty() {
         note(
             problems,
             Severity::Error,
+            ProblemKind::Malformed,
             format!("schema pages missing or damaged: {missing_schema:?}"),
         );
     }
@@ -434,6 +447,7 @@ fn recover_pages(
         note(
             problems,
             Severity::Error,
+            ProblemKind::Malformed,
             "the messages table is not in the schema: searching every page".to_owned(),
         );
     }
@@ -446,6 +460,7 @@ fn recover_pages(
         note(
             problems,
             Severity::Warning,
+            ProblemKind::Malformed,
             format!(
                 "{} message rows found on pages the table's tree no longer reaches",
                 found.len() - before
@@ -456,6 +471,7 @@ fn recover_pages(
         note(
             problems,
             Severity::Error,
+            ProblemKind::Malformed,
             format!(
                 "{} pages of the messages table are missing or damaged",
                 missing_pages.len()
@@ -514,6 +530,7 @@ fn recover_pages(
         note(
             problems,
             Severity::Error,
+            ProblemKind::Time,
             format!("{unknown_topic} message rows have a negative timestamp"),
         );
     }
@@ -521,6 +538,7 @@ fn recover_pages(
         note(
             problems,
             Severity::Error,
+            ProblemKind::Schema,
             format!(
                 "the rows of topics {lost_topics:?} were lost: their messages are kept under /robolog_recovered/topic_<id>"
             ),
@@ -561,11 +579,7 @@ fn recover_mcap(
     let (bytes, report) =
         robolog_mcap::recover(&data, Vec::new(), options).map_err(|e| Error::mcap(path, e))?;
     for d in &report.damage {
-        problems.push(Problem::new(
-            Severity::Error,
-            Some(path.to_path_buf()),
-            format!("at byte {}: {}", d.offset, d.message),
-        ));
+        problems.push(d.clone().with_path(path));
     }
     let temp = tempfile::NamedTempFile::new().map_err(|e| Error::io(path, e))?;
     std::fs::write(temp.path(), &bytes).map_err(|e| Error::io(temp.path(), e))?;

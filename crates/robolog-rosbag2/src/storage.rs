@@ -1,7 +1,7 @@
 //! What every storage file offers the bag, whatever its storage: its topics, counts and
 //! times, and its messages for a query.
 
-use robolog_framing::Bytes;
+use robolog_framing::{Bytes, Problem};
 
 use crate::definition::Definition;
 use crate::metadata::{BagMetadata, TopicMetadata};
@@ -89,7 +89,7 @@ pub(crate) struct FileView {
     pub(crate) stored_metadata: Option<BagMetadata>,
     pub(crate) counts: FileCounts,
     /// What reading the file's own description noticed.
-    pub(crate) notes: Vec<String>,
+    pub(crate) notes: Vec<Problem>,
 }
 
 /// A message as a storage file holds it.

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::log::{MessagesInner, channel_by_id};
 use crate::model::{Channel, Message, Schema};
-use crate::problem::{Problem, Severity};
+use crate::problem::{Problem, ProblemKind};
 use crate::query::{Filter, Order, Selection};
 use crate::summary::{
     ChannelSummary, ChunkInfo, ChunkSummary, CompressionSummary, IndexUse, Summary,
@@ -119,20 +119,23 @@ impl BagLog {
             IndexStatus::Missing if bag.version() == Version::V1_2 => {
                 stated_by_bag = 0;
                 problems.push(Problem::info(
+                    ProblemKind::Index,
                     None,
                     "the 1.2 bag has no index: read by a linear scan",
                 ));
             }
             IndexStatus::Missing => problems.push(Problem::warning(
+                ProblemKind::Index,
                 None,
                 "the bag has no index (the recording was never closed): read by a linear scan; `recover` writes an indexed copy",
             )),
             IndexStatus::Damaged { offset, message } => problems.push(Problem::warning(
+                ProblemKind::Index,
                 Some(*offset),
                 format!("the bag index is damaged ({message}): read by a linear scan"),
             )),
         }
-        problems.extend(bag.problems().iter().skip(stated_by_bag).map(bag_problem));
+        problems.extend(bag.problems().iter().skip(stated_by_bag).cloned());
         Ok((
             Self {
                 bag,
@@ -276,12 +279,4 @@ fn to_message(channels: &[Arc<Channel>], m: robolog_rosbag::Message) -> Result<M
         sequence: None,
         data: m.data,
     })
-}
-
-pub(crate) fn bag_problem(p: &robolog_rosbag::Problem) -> Problem {
-    let severity = match p.severity {
-        robolog_rosbag::Severity::Warning => Severity::Warning,
-        robolog_rosbag::Severity::Error => Severity::Error,
-    };
-    Problem::new(severity, Some(p.offset), p.message.clone())
 }

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::log::{MessagesInner, NegativeTimes};
 use crate::model::{Channel, Message, Metadata, Schema};
-use crate::problem::Problem;
+use crate::problem::{Problem, ProblemKind};
 use crate::query::{Filter, Order, Selection};
 use crate::summary::{ChannelSummary, IndexUse, Summary};
 
@@ -284,11 +284,13 @@ impl BddfLog {
         let mut problems = Vec::new();
         if let IndexSource::Scan { reason, stopped } = reader.index_source() {
             problems.push(Problem::warning(
+                ProblemKind::Index,
                 reason.offset(),
                 format!("no usable index ({reason}): read by a walk over the blocks"),
             ));
             if let Some(stopped) = stopped {
                 problems.push(Problem::error(
+                    stopped.problem_kind(),
                     stopped.offset(),
                     format!(
                         "the walk stopped early ({stopped}): later blocks cannot be read; `recover` writes a valid file with every complete block"
@@ -311,10 +313,13 @@ impl BddfLog {
                     first.timestamp_ns
                 );
                 problems.push(match policy {
-                    NegativeTimes::Clamp => {
-                        Problem::warning(Some(first.offset), format!("{text}; read as time 0"))
-                    }
+                    NegativeTimes::Clamp => Problem::warning(
+                        ProblemKind::Time,
+                        Some(first.offset),
+                        format!("{text}; read as time 0"),
+                    ),
                     NegativeTimes::Refuse => Problem::error(
+                        ProblemKind::Time,
                         Some(first.offset),
                         format!(
                             "{text}; reading them fails unless opened with NegativeTimes::Clamp"

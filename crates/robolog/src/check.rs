@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::format::Format;
-use crate::problem::{Problem, Severity};
+use crate::problem::{Problem, ProblemKind, Severity};
 use crate::sniff::{SNIFF_LEN, sniff};
 
 /// What [`check`] found.
@@ -97,27 +97,29 @@ pub fn check_bytes(data: Bytes) -> Result<CheckReport> {
 }
 
 #[cfg(any(feature = "rosbag", feature = "bddf"))]
-fn fatal(offset: Option<u64>, error: impl std::fmt::Display) -> Problem {
-    Problem::error(offset, error.to_string())
+fn fatal(kind: ProblemKind, offset: Option<u64>, error: impl std::fmt::Display) -> Problem {
+    Problem::error(kind, offset, error.to_string())
 }
 
 #[cfg(feature = "rosbag")]
 fn check_bag(data: Bytes) -> (u64, Vec<Problem>) {
-    use crate::bag_log::{bag_problem, open_bag};
+    use crate::bag_log::open_bag;
     use robolog_rosbag::{IndexStatus, Order};
 
     let bag = match open_bag(data) {
         Ok(bag) => bag,
-        Err(e) => return (0, vec![fatal(e.offset(), &e)]),
+        Err(e) => return (0, vec![fatal(e.problem_kind(), e.offset(), &e)]),
     };
-    let mut problems: Vec<Problem> = bag.problems().iter().map(bag_problem).collect();
+    let mut problems: Vec<Problem> = bag.problems().to_vec();
     match bag.index_status() {
         IndexStatus::Used => {}
         IndexStatus::Missing => problems.push(Problem::warning(
+            ProblemKind::Index,
             None,
             "no index: the bag can only be read by a linear scan (`recover` rebuilds it)",
         )),
         IndexStatus::Damaged { offset, message } => problems.push(Problem::error(
+            ProblemKind::Index,
             Some(*offset),
             format!("damaged index: {message}"),
         )),
@@ -127,7 +129,7 @@ fn check_bag(data: Bytes) -> (u64, Vec<Problem>) {
         match message {
             Ok(_) => read += 1,
             Err(e) => {
-                problems.push(fatal(e.offset(), &e));
+                problems.push(fatal(e.problem_kind(), e.offset(), &e));
                 break;
             }
         }
@@ -135,6 +137,7 @@ fn check_bag(data: Bytes) -> (u64, Vec<Problem>) {
     let expected = bag.summary().message_count;
     if read != expected {
         problems.push(Problem::error(
+            ProblemKind::Index,
             None,
             format!("the index lists {expected} messages, but {read} could be read"),
         ));
@@ -161,6 +164,7 @@ fn check_md5(c: &robolog_rosbag::Connection) -> Option<Problem> {
     match computed {
         Ok(md5) if md5 == c.md5sum => None,
         Ok(md5) => Some(Problem::warning(
+            ProblemKind::Schema,
             None,
             format!(
                 "{what}: md5sum {} does not match its definition, whose md5sum is {md5}",
@@ -168,30 +172,19 @@ fn check_md5(c: &robolog_rosbag::Connection) -> Option<Problem> {
             ),
         )),
         Err(e) => Some(Problem::warning(
+            ProblemKind::Schema,
             None,
             format!("{what}: the definition cannot be parsed: {e}"),
         )),
     }
 }
 
-/// The facade's severity of an MCAP check's finding.
-#[cfg(feature = "mcap")]
-pub(crate) fn mcap_severity(severity: robolog_mcap::Severity) -> Severity {
-    match severity {
-        robolog_mcap::Severity::Info => Severity::Info,
-        robolog_mcap::Severity::Warning => Severity::Warning,
-        robolog_mcap::Severity::Error => Severity::Error,
-    }
-}
-
 #[cfg(feature = "mcap")]
 fn check_mcap(data: &Bytes) -> (u64, Vec<Problem>) {
-    let mut problems: Vec<Problem> = robolog_mcap::check(data)
-        .into_iter()
-        .map(|p| Problem::new(mcap_severity(p.severity), Some(p.offset), p.message))
-        .collect();
+    let mut problems: Vec<Problem> = robolog_mcap::check(data);
     if robolog_mcap::draft::detect(data) == Some(robolog_mcap::Layout::Draft) {
         problems.push(Problem::info(
+            ProblemKind::Unsupported,
             None,
             "pre-ratification draft layout (`recover` converts it to ratified MCAP)",
         ));
@@ -240,6 +233,7 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
     if let Err(e) = BddfReader::open_with(data.clone(), strict) {
         // The index is found from the end of the file: that is where a missing one is missed.
         problems.push(Problem::error(
+            ProblemKind::Index,
             e.offset().or(Some(data.len() as u64)),
             format!("the index cannot be used: {e}"),
         ));
@@ -247,7 +241,7 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
     let reader = match BddfReader::open(data) {
         Ok(reader) => reader,
         Err(e) => {
-            problems.push(fatal(e.offset(), &e));
+            problems.push(fatal(e.problem_kind(), e.offset(), &e));
             return (0, problems);
         }
     };
@@ -259,6 +253,7 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
     {
         stop = Some(stopped.to_string());
         problems.push(Problem::error(
+            stopped.problem_kind(),
             stopped.offset(),
             format!("the blocks end early: {stopped}"),
         ));
@@ -267,6 +262,7 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
         let hash = identifier_hash(s.identifier());
         if hash != s.identifier_hash() {
             problems.push(Problem::warning(
+                ProblemKind::Checksum,
                 Some(s.descriptor_offset()),
                 format!(
                     "series {}: stored identifier hash {:016x}, computed {hash:016x}",
@@ -279,6 +275,7 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
             && first < 0
         {
             problems.push(Problem::warning(
+                ProblemKind::Time,
                 Some(s.descriptor_offset()),
                 format!(
                     "series {}: blocks timestamped before 1970 (from {first} ns)",
@@ -298,12 +295,12 @@ fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
                 if matches!(series.kind(), SeriesKind::Pod(_))
                     && let Err(e) = series.decode_pod(&block)
                 {
-                    problems.push(fatal(Some(block.offset), &e));
+                    problems.push(fatal(e.problem_kind(), Some(block.offset), &e));
                 }
             }
             // The walk's stop is reported above.
             Err(e) if stop.as_deref() == Some(e.to_string().as_str()) => {}
-            Err(e) => problems.push(fatal(e.offset(), &e)),
+            Err(e) => problems.push(fatal(e.problem_kind(), e.offset(), &e)),
         }
     }
     (read, problems)

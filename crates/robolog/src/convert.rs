@@ -139,7 +139,7 @@ fn damaged(input: usize, error: Error, keep_going: bool, report: &mut ConvertRep
     }
     report.damage.push(InputProblem {
         input,
-        problem: Problem::error(error.offset(), error.to_string()),
+        problem: error.to_problem(),
     });
     // An iterator that keeps failing is not going anywhere.
     if report.damage.len() > MAX_DAMAGE {

@@ -227,6 +227,39 @@ impl Error {
             _ => false,
         }
     }
+
+    /// What a [`Problem`](crate::Problem) made of this error is about: the format crate's
+    /// judgement for its errors, [`ProblemKind::Other`](crate::ProblemKind::Other) for errors
+    /// that are not about the data (I/O, usage).
+    pub fn problem_kind(&self) -> crate::ProblemKind {
+        use crate::ProblemKind;
+        match self {
+            #[cfg(feature = "rosbag")]
+            Error::Bag(e) => e.problem_kind(),
+            #[cfg(feature = "mcap")]
+            Error::Mcap(e) => e.problem_kind(),
+            #[cfg(feature = "bddf")]
+            Error::Bddf(e) => e.problem_kind(),
+            #[cfg(feature = "rosbag2")]
+            Error::Rosbag2(e) => e.problem_kind(),
+            Error::EmptyInput => ProblemKind::Empty,
+            Error::TruncatedMagic { .. } => ProblemKind::Truncated,
+            Error::UnknownFormat { .. } => ProblemKind::Malformed,
+            Error::FormatDisabled { .. } => ProblemKind::Unsupported,
+            Error::NegativeTime { .. } => ProblemKind::Time,
+            Error::UndefinedChannel { .. } => ProblemKind::Schema,
+            #[cfg(feature = "ros1")]
+            Error::Definition { .. } => ProblemKind::Schema,
+            Error::Decode(_) => ProblemKind::Malformed,
+            Error::InInput { source, .. } => source.problem_kind(),
+            _ => ProblemKind::Other,
+        }
+    }
+
+    /// This error as an error-severity [`Problem`](crate::Problem) at its offset.
+    pub fn to_problem(&self) -> crate::Problem {
+        crate::Problem::error(self.problem_kind(), self.offset(), self.to_string())
+    }
 }
 
 fn at_offset(offset: Option<u64>) -> String {

@@ -158,7 +158,7 @@ pub use log::{Log, Messages, NegativeTimes, OpenOptions, Query, is_url, open, op
 pub use mcap_writer::McapWriter;
 pub use model::{Attachment, Channel, Message, Metadata, Schema};
 pub use output_settings::{Compression, CompressionMode, OutputSettings, SettingsError, Storage};
-pub use problem::{Problem, Severity};
+pub use problem::{Problem, ProblemKind, Severity};
 pub use query::{Filter, Order, Selection, TopicMatcher};
 pub use recover::{RecoverReport, recover, recover_file};
 pub use robolog_framing::{Bytes, remove_temporary_files};

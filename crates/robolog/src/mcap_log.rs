@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::log::{MessagesInner, channel_by_id};
 use crate::model::{Attachment, Channel, Message, Metadata, Schema};
-use crate::problem::Problem;
+use crate::problem::{Problem, ProblemKind};
 use crate::query::{Filter, Order, Selection};
 use crate::summary::{
     AttachmentSummary, ChannelSummary, ChunkInfo, ChunkSummary, CompressionSummary, IndexUse,
@@ -114,6 +114,7 @@ fn read_cut_tail(data: &Bytes) -> CutTail {
     if opcode != Some(op::CHUNK) || data.len() < offset + 9 {
         let what = opcode.map_or("record", robolog_mcap::records::record_name);
         tail.problems.push(Problem::error(
+            ProblemKind::Truncated,
             Some(offset as u64),
             format!("the file ends inside a {what} record: its last {lost_bytes} bytes are lost"),
         ));
@@ -123,6 +124,7 @@ fn read_cut_tail(data: &Bytes) -> CutTail {
         Ok(cut) => cut,
         Err(why) => {
             tail.problems.push(Problem::error(
+                ProblemKind::Truncated,
                 Some(offset as u64),
                 format!(
                     "the file ends inside a chunk ({why}): its last {lost_bytes} bytes are lost"
@@ -156,6 +158,7 @@ fn read_cut_tail(data: &Bytes) -> CutTail {
     let whole = complete && cut.error.is_none() && decoded == cut.uncompressed_size;
     let saved = tail.messages.len();
     tail.problems.push(Problem::error(
+        ProblemKind::Truncated,
         Some(offset as u64),
         if whole {
             format!(
@@ -214,6 +217,7 @@ impl McapLog {
         let mut problems = Vec::new();
         if reader.is_draft() {
             problems.push(Problem::info(
+                ProblemKind::Unsupported,
                 None,
                 "pre-ratification draft layout: read through a mapping to the ratified records; `recover` converts it",
             ));
@@ -222,13 +226,18 @@ impl McapLog {
             let reason = summary.scan_reason.clone().unwrap_or_default();
             if summary.footer.is_none() {
                 problems.push(Problem::warning(
+                    ProblemKind::Truncated,
                     None,
                     format!(
                         "no footer or summary (the file was cut or is still being written): read by a scan ({reason}); `recover` writes an indexed copy"
                     ),
                 ));
             } else {
-                problems.push(Problem::info(None, format!("read by a scan: {reason}")));
+                problems.push(Problem::info(
+                    ProblemKind::Index,
+                    None,
+                    format!("read by a scan: {reason}"),
+                ));
             }
         }
         problems.extend(tail.problems);

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::format::Format;
-use crate::problem::Problem;
+use crate::problem::{Problem, ProblemKind};
 use crate::sniff::{SNIFF_LEN, sniff};
 use crate::writer::{Finished, Output};
 
@@ -110,7 +110,7 @@ fn recover_bag(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Fini
             bytes_dropped: r.bytes_dropped,
             lossless: !r.lost_data(),
             details,
-            problems: r.problems.iter().map(crate::bag_log::bag_problem).collect(),
+            problems: r.problems.clone(),
             output_bytes: finished.bytes,
         },
         finished,
@@ -142,11 +142,7 @@ fn recover_mcap(input: &Bytes, output: Output) -> Result<(RecoverReport, Finishe
             bytes_dropped: r.bytes_dropped,
             lossless: r.is_lossless(),
             details,
-            problems: r
-                .damage
-                .iter()
-                .map(|d| Problem::error(Some(d.offset), d.message.clone()))
-                .collect(),
+            problems: r.damage.clone(),
             output_bytes: finished.bytes,
         },
         finished,
@@ -160,18 +156,27 @@ fn recover_bddf(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Fin
     let mut problems = Vec::new();
     if let Some(stopped) = &r.stopped {
         problems.push(Problem::error(
+            stopped.problem_kind(),
             stopped.offset(),
             format!("reading stopped: {stopped}"),
         ));
     }
     if r.input_checksum_ok == Some(false) {
         problems.push(Problem::error(
+            ProblemKind::Checksum,
             None,
             "the input's SHA-1 checksum did not match",
         ));
     }
     for skipped in &r.skipped {
+        let kind = match skipped.reason {
+            robolog_bddf::SkipReason::UndeclaredSeries { .. }
+            | robolog_bddf::SkipReason::DuplicateSeries { .. } => ProblemKind::Schema,
+            robolog_bddf::SkipReason::IndexBlock => ProblemKind::Index,
+            _ => ProblemKind::Malformed,
+        };
         problems.push(Problem::warning(
+            kind,
             Some(skipped.offset),
             format!(
                 "block of {} bytes not copied: {:?}",
@@ -245,7 +250,7 @@ fn recover_rosbag2(input: &Path, output: &Path) -> Result<RecoverReport> {
         bytes_dropped: 0,
         lossless: r.is_lossless(),
         details,
-        problems: r.problems.iter().map(crate::rosbag2_log::problem).collect(),
+        problems: r.problems.clone(),
         output_bytes,
     })
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::log::{MessagesInner, channel_by_id};
 use crate::model::{Channel, Message, Schema};
-use crate::problem::{Problem, Severity};
+use crate::problem::{Problem, ProblemKind};
 use crate::query::{Filter, Order, Selection};
 use crate::summary::{ChannelSummary, IndexUse, Summary};
 
@@ -58,26 +58,6 @@ pub(crate) struct Rosbag2Log {
     bag: Bag,
 }
 
-pub(crate) fn problem(p: &robolog_rosbag2::Problem) -> Problem {
-    let severity = match p.severity {
-        robolog_rosbag2::Severity::Info => Severity::Info,
-        robolog_rosbag2::Severity::Warning => Severity::Warning,
-        _ => Severity::Error,
-    };
-    let message = match &p.path {
-        Some(path) => format!(
-            "{}: {}",
-            path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned()
-            ),
-            p.message
-        ),
-        None => p.message.clone(),
-    };
-    Problem::new(severity, p.offset, message)
-}
-
 /// The distro [`crate::OpenOptions::distro`] chose (nothing to choose without the `cdr`
 /// feature).
 #[cfg(feature = "cdr")]
@@ -116,8 +96,8 @@ fn standard_definition(
         // The decoder picks the distro by the recorded type hash.
         return Ok(None);
     }
-    Err(Problem::new(
-        Severity::Warning,
+    Err(Problem::warning(
+        ProblemKind::Schema,
         None,
         format!(
             "topic {}: the bag stores no definition of {}, and no bundled ROS 2 distro \
@@ -133,7 +113,7 @@ impl Rosbag2Log {
         distro: DistroChoice,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
         let bag = Bag::open(path)?;
-        let mut problems: Vec<Problem> = bag.problems().iter().map(problem).collect();
+        let mut problems: Vec<Problem> = bag.problems().to_vec();
         let mut schemas: HashMap<(String, Definition), u32> = HashMap::new();
         let channels = bag
             .topics()
@@ -272,14 +252,19 @@ impl Rosbag2Messages {
     }
 }
 
+/// A ROS 2 bag error as an error-severity problem (its message names the file).
+fn rosbag2_problem(e: &robolog_rosbag2::Error) -> Problem {
+    Problem::error(e.problem_kind(), e.offset(), e.to_string())
+}
+
 /// Checks a ROS 2 bag: what opening found, every message read, and each MCAP storage file
 /// through the MCAP checks.
 pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
     let bag = match Bag::open(path) {
         Ok(bag) => bag,
-        Err(e) => return (0, vec![Problem::error(e.offset(), e.to_string())]),
+        Err(e) => return (0, vec![rosbag2_problem(&e)]),
     };
-    let mut problems: Vec<Problem> = bag.problems().iter().map(problem).collect();
+    let mut problems: Vec<Problem> = bag.problems().to_vec();
     #[cfg(feature = "cdr")]
     {
         let channels: Vec<Channel> = bag.topics().iter().map(|t| channel(t, 0)).collect();
@@ -291,18 +276,11 @@ pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
             continue;
         }
         if let Ok(data) = robolog_framing::read_file(&file.path) {
-            let name = file
-                .path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            problems.extend(robolog_mcap::check(&data).into_iter().map(|p| {
-                Problem::new(
-                    crate::check::mcap_severity(p.severity),
-                    Some(p.offset),
-                    format!("{name}: {}", p.message),
-                )
-            }));
+            problems.extend(
+                robolog_mcap::check(&data)
+                    .into_iter()
+                    .map(|p| p.with_path(&file.path)),
+            );
         }
     }
     #[cfg(not(feature = "mcap"))]
@@ -314,9 +292,10 @@ pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
                 match m {
                     Ok(_) => read += 1,
                     Err(e) => {
-                        problems.push(Problem::error(e.offset(), e.to_string()));
+                        problems.push(rosbag2_problem(&e));
                         if e.is_damage() {
                             problems.push(Problem::info(
+                                e.problem_kind(),
                                 None,
                                 "`robolog recover` reads damaged storage files page by page",
                             ));
@@ -326,10 +305,11 @@ pub(crate) fn check(path: &Path) -> (u64, Vec<Problem>) {
                 }
             }
         }
-        Err(e) => problems.push(Problem::error(e.offset(), e.to_string())),
+        Err(e) => problems.push(rosbag2_problem(&e)),
     }
     if read != bag.message_count() {
         problems.push(Problem::error(
+            ProblemKind::Malformed,
             None,
             format!(
                 "the storage files count {} messages, but {read} could be read",

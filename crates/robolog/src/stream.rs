@@ -203,12 +203,7 @@ impl<R: Read> LogStream<R> {
     pub fn problems(&self) -> Vec<Problem> {
         match &self.inner {
             #[cfg(feature = "rosbag")]
-            Inner::Bag { reader, .. } => reader
-                .report()
-                .problems
-                .iter()
-                .map(crate::bag_log::bag_problem)
-                .collect(),
+            Inner::Bag { reader, .. } => reader.report().problems.clone(),
             #[allow(unreachable_patterns)]
             _ => Vec::new(),
         }

@@ -7,7 +7,7 @@ use robolog_msg::{Distro, Registry, TypeName};
 use crate::decode::DecodeError;
 use crate::encodings::{CDR, ROS2IDL, ROS2MSG, TOPIC_TYPE_HASH};
 use crate::model::Channel;
-use crate::problem::Problem;
+use crate::problem::{Problem, ProblemKind};
 
 /// The hash the recording declares for `channel`, when it declares one.
 pub(crate) fn recorded(channel: &Channel) -> Option<&str> {
@@ -125,6 +125,7 @@ pub(crate) fn problems<'a>(channels: impl IntoIterator<Item = &'a Channel>) -> V
             None => {}
             Some(Ok(computed)) if computed == recorded => {}
             Some(Ok(computed)) => problems.push(Problem::warning(
+                ProblemKind::Schema,
                 None,
                 format!(
                     "{what}: the recorded type hash {recorded} does not match its definition, \
@@ -132,10 +133,15 @@ pub(crate) fn problems<'a>(channels: impl IntoIterator<Item = &'a Channel>) -> V
                 ),
             )),
             Some(Err(DecodeError::Schema { reason, .. })) => problems.push(Problem::warning(
+                ProblemKind::Schema,
                 None,
                 format!("{what}: the definition cannot be hashed to check the recorded type hash {recorded}: {reason}"),
             )),
-            Some(Err(e)) => problems.push(Problem::warning(None, format!("{what}: {e}"))),
+            Some(Err(e)) => problems.push(Problem::warning(
+                ProblemKind::Schema,
+                None,
+                format!("{what}: {e}"),
+            )),
         }
     }
     problems

@@ -714,6 +714,7 @@ fn check_damaged_files() {
         .collect();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0]["offset"], 22805);
+    assert_eq!(errors[0]["kind"], "truncated");
 
     // The cut MCAP: chunk 7 starts at byte 23287 (samples README).
     let report = robolog(["check", "--json", MCAP_CUT]).expect(1).json();
@@ -722,7 +723,7 @@ fn check_damaged_files() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|p| p["severity"] == "error" && p["offset"] == 23287),
+            .any(|p| p["severity"] == "error" && p["offset"] == 23287 && p["kind"] == "truncated"),
         "{report}"
     );
     let text = robolog(["check", MCAP_CUT]).expect(1).stdout;

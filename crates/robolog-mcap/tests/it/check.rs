@@ -1,6 +1,8 @@
 //! `check`: doctor-style problems, with offsets, on valid, damaged and inconsistent files.
 
-use robolog_mcap::{Bytes, McapReader, Severity, WriteOptions, check, check_with, recover};
+use robolog_mcap::{
+    Bytes, McapReader, ProblemKind, Severity, WriteOptions, check, check_with, recover,
+};
 
 fn sample(name: &str) -> Vec<u8> {
     robolog_testkit::testdata::read(format!("samples/{name}"))
@@ -47,7 +49,9 @@ fn out_of_order_log_times_warn_or_fail_when_strict() {
     let problems = check(&data);
     assert!(!problems.is_empty());
     assert!(
-        problems.iter().all(|p| p.severity == Severity::Warning),
+        problems
+            .iter()
+            .all(|p| p.severity == Severity::Warning && p.kind == ProblemKind::Time),
         "{problems:#?}"
     );
     assert!(
@@ -64,7 +68,11 @@ fn out_of_order_log_times_warn_or_fail_when_strict() {
             ..Default::default()
         },
     );
-    assert!(strict.iter().any(|p| p.severity == Severity::Error));
+    assert!(
+        strict
+            .iter()
+            .any(|p| p.severity == Severity::Error && p.kind == ProblemKind::Time)
+    );
 }
 
 #[test]
@@ -77,6 +85,23 @@ fn truncated_file_reports_where_it_ends() {
     );
     assert!(e.iter().any(|m| m.contains("no DataEnd")), "{e:#?}");
     assert!(e.iter().any(|m| m.contains("no Footer")), "{e:#?}");
+    // Every error of a cut file is a truncation: the file ends where a record was expected.
+    let problems = check(&sample("demo-zstd-truncated.mcap"));
+    let cut = problems
+        .iter()
+        .find(|p| p.offset == Some(23287))
+        .unwrap_or_else(|| panic!("{problems:#?}"));
+    assert_eq!(
+        (cut.severity, cut.kind),
+        (Severity::Error, ProblemKind::Truncated)
+    );
+    assert!(
+        problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .all(|p| p.kind == ProblemKind::Truncated),
+        "{problems:#?}"
+    );
 }
 
 #[test]
@@ -90,16 +115,14 @@ fn damage_is_reported_at_its_offset() {
     data[chunk as usize + 300] ^= 1;
     let problems = check(&data);
     assert!(
-        problems
-            .iter()
-            .any(|p| p.offset == chunk && p.message.contains("Chunk CRC mismatch")),
+        problems.iter().any(|p| p.offset == Some(chunk)
+            && p.kind == ProblemKind::Checksum
+            && p.message.contains("Chunk CRC mismatch")),
         "{problems:#?}"
     );
-    assert!(
-        problems
-            .iter()
-            .any(|p| p.message.contains("data section CRC mismatch"))
-    );
+    assert!(problems.iter().any(
+        |p| p.kind == ProblemKind::Checksum && p.message.contains("data section CRC mismatch")
+    ));
 
     // A summary byte changed: summary CRC.
     let mut data = original.clone();
@@ -119,6 +142,7 @@ fn damage_is_reported_at_its_offset() {
     // Wrong statistics mislead a summary but lose no message: a warning.
     assert!(
         check(&data).iter().any(|p| p.severity == Severity::Warning
+            && p.kind == ProblemKind::Index
             && p.message.contains("Statistics.message_count is 301")),
         "{e:#?}"
     );
@@ -152,7 +176,10 @@ fn a_chunk_over_the_limit_is_reported_without_decoding_it() {
         .iter()
         .find(|p| p.message.starts_with("Chunk does not decompress"))
         .unwrap_or_else(|| panic!("{problems:?}"));
-    assert_eq!((chunk.severity, chunk.offset), (Severity::Error, 44));
+    assert_eq!(
+        (chunk.severity, chunk.kind, chunk.offset),
+        (Severity::Error, ProblemKind::Malformed, Some(44))
+    );
     // Under the default 4 GiB limit the honest 64 MiB chunk decodes.
     let unlimited = check_with(&bomb, robolog_mcap::CheckOptions::default());
     assert!(

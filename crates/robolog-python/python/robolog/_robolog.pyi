@@ -87,7 +87,24 @@ class Problem:
     @property
     def severity(self) -> Literal["error", "warning", "note"]: ...
     @property
+    def kind(
+        self,
+    ) -> Literal[
+        "truncated",
+        "checksum",
+        "malformed",
+        "index",
+        "time",
+        "schema",
+        "metadata",
+        "unsupported",
+        "empty",
+        "other",
+    ]: ...
+    @property
     def offset(self) -> Optional[int]: ...
+    @property
+    def path(self) -> Optional[str]: ...
     @property
     def message(self) -> str: ...
 

@@ -111,7 +111,10 @@ fn streamed(bytes: &[u8], recover: bool) -> String {
     let problems: Vec<String> = report
         .problems
         .iter()
-        .map(|p| format!("{:?}@{}", p.severity, p.offset))
+        .map(|p| {
+            let at = p.offset.map_or_else(String::new, |o| o.to_string());
+            format!("{:?}@{at}", p.severity)
+        })
         .collect();
     let end = if report.clean_end { "clean" } else { "unclean" };
     format!(

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-use robolog_framing::Bytes;
+use robolog_framing::{Bytes, Problem, ProblemKind};
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
@@ -65,9 +65,9 @@ impl Db3 {
             }) {
                 Ok(c) => (c, false),
                 Err(e) => {
-                    notes.push(format!(
+                    notes.push(Problem::warning(ProblemKind::Malformed, None, format!(
                         "the -wal file beside it cannot be read ({e}): opened without it, so messages only in the -wal are missing"
-                    ));
+                    )));
                     (
                         connect(db_path, true).map_err(|e| Error::sqlite(path, &e))?,
                         true,
@@ -128,10 +128,10 @@ impl Db3 {
             (1, None)
         };
         if !has_timestamp_index {
-            notes.push(
+            notes.push(Problem::warning(ProblemKind::Index, None,
                 "no timestamp index (Crystal and early Dashing bags): time-ordered reads sort the messages"
                     .to_owned(),
-            );
+            ));
         }
 
         let definitions = if tables.contains_key("message_definitions") {
@@ -258,7 +258,7 @@ fn read_topics(
     topics_sql: &str,
     schema_version: u32,
     definitions: &HashMap<String, Definition>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Problem>,
 ) -> rusqlite::Result<Vec<FileTopic>> {
     let has_qos = topics_sql.contains("offered_qos_profiles");
     let has_hash = topics_sql.contains("type_description_hash");
@@ -288,8 +288,10 @@ fn read_topics(
         let offered_qos_profiles = match parse_profiles(&qos_text) {
             Ok(p) => p,
             Err(e) => {
-                notes.push(format!(
-                    "topic {name}: offered_qos_profiles unreadable ({e}); read as none"
+                notes.push(Problem::warning(
+                    ProblemKind::Metadata,
+                    None,
+                    format!("topic {name}: offered_qos_profiles unreadable ({e}); read as none"),
                 ));
                 Vec::new()
             }
@@ -322,7 +324,7 @@ fn read_topics(
 
 fn read_stored_metadata(
     conn: &Connection,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Problem>,
 ) -> rusqlite::Result<Option<BagMetadata>> {
     let row: Option<String> = conn
         .query_row(
@@ -339,7 +341,11 @@ fn read_stored_metadata(
         row.and_then(|text| match BagMetadata::from_serialized(&text) {
             Ok(m) => Some(m),
             Err(e) => {
-                notes.push(format!("the metadata table's last row is unreadable: {e}"));
+                notes.push(Problem::warning(
+                    ProblemKind::Metadata,
+                    None,
+                    format!("the metadata table's last row is unreadable: {e}"),
+                ));
                 None
             }
         }),

@@ -243,7 +243,9 @@ fn a_directory_with_a_wrong_metadata_yaml_is_reindexed() {
     assert!(
         bag.problems()
             .iter()
-            .any(|p| p.message.starts_with("metadata.yaml is stale")),
+            .any(|p| p.kind == robolog_rosbag2::ProblemKind::Metadata
+                && p.path.as_deref() == Some(yaml.as_path())
+                && p.message.starts_with("metadata.yaml is stale")),
         "{:?}",
         bag.problems()
     );

@@ -2,7 +2,8 @@
 //! format.
 
 use robolog::{
-    Bytes, Format, Output, Severity, check, check_bytes, open, open_bytes, recover, recover_file,
+    Bytes, Format, Output, ProblemKind, Severity, check, check_bytes, open, open_bytes, recover,
+    recover_file,
 };
 use robolog_testkit::testdata;
 
@@ -65,7 +66,15 @@ fn damaged_files_are_reported_with_offsets() {
         killed
             .problems
             .iter()
-            .any(|p| p.message.contains("no index"))
+            .any(|p| p.kind == ProblemKind::Index && p.message.contains("no index"))
+    );
+    // The unterminated chunk of the killed recorder is a truncation.
+    assert!(
+        killed.problems.iter().any(|p| p.kind == ProblemKind::Truncated
+            && p.severity == Severity::Error
+            && p.offset == Some(22805)),
+        "{:?}",
+        killed.problems
     );
     // A cut MCAP file: the cut chunk at 23287 and the missing summary.
     let cut = check(testdata::path("samples/demo-zstd-truncated.mcap")).unwrap();
@@ -73,7 +82,9 @@ fn damaged_files_are_reported_with_offsets() {
     assert!(
         cut.problems
             .iter()
-            .any(|p| p.severity == Severity::Error && p.offset == Some(23287)),
+            .any(|p| p.severity == Severity::Error
+                && p.kind == ProblemKind::Truncated
+                && p.offset == Some(23287)),
         "{:?}",
         cut.problems
     );
@@ -85,7 +96,7 @@ fn damaged_files_are_reported_with_offsets() {
         flipped
             .problems
             .iter()
-            .any(|p| p.message.contains("checksum mismatch")),
+            .any(|p| p.kind == ProblemKind::Checksum && p.message.contains("checksum mismatch")),
         "{:?}",
         flipped.problems
     );
@@ -94,6 +105,13 @@ fn damaged_files_are_reported_with_offsets() {
     assert_eq!(cut.messages, 12);
     assert!(
         cut.problems.iter().all(|p| p.offset.is_some()),
+        "{:?}",
+        cut.problems
+    );
+    assert!(
+        cut.problems
+            .iter()
+            .any(|p| p.severity == Severity::Error && p.kind == ProblemKind::Truncated),
         "{:?}",
         cut.problems
     );
@@ -121,7 +139,10 @@ fn md5sums_that_do_not_match_their_definitions_are_warnings() {
     let report = check_bytes(Bytes::from(patched)).unwrap();
     assert!(report.is_valid());
     let warning = &report.problems[0];
-    assert_eq!(warning.severity, Severity::Warning);
+    assert_eq!(
+        (warning.severity, warning.kind),
+        (Severity::Warning, ProblemKind::Schema)
+    );
     assert!(
         warning.message.contains("md5sum 00000000000000000000000000000000 does not match its definition, whose md5sum is 992ce8a1687cec8c8bd883ec73ca41d1"),
         "{warning}"

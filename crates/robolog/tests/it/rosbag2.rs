@@ -152,6 +152,18 @@ fn check_and_recover_a_bag_directory() {
         "{:?}",
         report.problems
     );
+    assert_eq!(report.problems[0].kind, robolog::ProblemKind::Metadata);
+    assert_eq!(
+        report.problems[0].path.as_deref(),
+        Some(copy.join("metadata.yaml").as_path())
+    );
+    assert!(
+        report.problems[0]
+            .to_string()
+            .starts_with("warning: metadata.yaml: no metadata.yaml"),
+        "{}",
+        report.problems[0]
+    );
     let out = dir.path().join("fixed");
     let recovered = recover_file(&copy, &out).unwrap();
     assert_eq!(
