@@ -313,8 +313,9 @@ impl Error {
         match self {
             Error::ChecksumMismatch { .. } => ProblemKind::Checksum,
             Error::BadIndexOffset { .. } | Error::BadIndex { .. } => ProblemKind::Index,
-            Error::UnsupportedVersion { .. }
-            | Error::UnsupportedChecksum { .. } => ProblemKind::Unsupported,
+            Error::UnsupportedVersion { .. } | Error::UnsupportedChecksum { .. } => {
+                ProblemKind::Unsupported
+            }
             Error::UnknownSeries { .. } | Error::DuplicateSpec { .. } => ProblemKind::Schema,
             Error::TimestampOutOfRange { .. } => ProblemKind::Time,
             Error::Io { .. } => ProblemKind::Other,

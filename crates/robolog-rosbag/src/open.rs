@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use robolog_framing::Bytes;
+use robolog_framing::{Bytes, Problem, ProblemKind};
 use robolog_query::{BufferPool, Input};
 
 use crate::chunk::ChunkCompression;
@@ -18,7 +18,6 @@ use crate::query::Query;
 use crate::scan::{IndexEntry, ScanOptions, counts_in_order, scan};
 use crate::summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary, compression_stats};
 use crate::v12::{V12Message, read_v12};
-use robolog_framing::{Problem, ProblemKind};
 
 /// Whether the file's own index was used.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Seek, Write};
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, Bytes};
+use robolog_framing::{AtomicFile, Bytes, Problem, Severity};
 
 use crate::error::{Error, Result};
 use crate::format::version::{Version, parse_version_line};
@@ -12,7 +12,6 @@ use crate::open::read_file_header;
 use crate::scan::{ScanOptions, scan};
 use crate::v12::{linear, v12_layout};
 use crate::writer::{WriteOptions, Writer};
-use robolog_framing::{Problem, Severity};
 
 /// What reindex keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use robolog_framing::Bytes;
+use robolog_framing::{Bytes, Problem, ProblemKind};
 
 use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk, salvage_chunk};
 use crate::connection::Connection;
@@ -17,7 +17,6 @@ use crate::error::{Error, RecordKind};
 use crate::format::framing::{RecordView, view_record};
 use crate::format::records::{Header, parse_header};
 use crate::format::time::RosTime;
-use robolog_framing::{Problem, ProblemKind};
 
 /// One message found in a chunk: where it is in the uncompressed chunk data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

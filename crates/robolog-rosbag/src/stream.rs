@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read};
 
-use robolog_framing::{Bytes, StreamError, read_exact_bounded};
+use robolog_framing::{Bytes, Problem, ProblemKind, StreamError, read_exact_bounded};
 
 use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk, salvage_chunk};
 use crate::connection::Connection;
@@ -16,7 +16,6 @@ use crate::format::version::{MAX_LINE, Version, parse_version_line};
 use crate::query::{Message, Position};
 use crate::scan::walk;
 use crate::v12::V12Definitions;
-use robolog_framing::{Problem, ProblemKind};
 
 /// How a [`StreamReader`] treats its input.
 #[derive(Debug, Clone)]

@@ -4,13 +4,14 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use robolog_framing::{Problem, ProblemKind};
+
 use crate::connection::Connection;
 use crate::error::{Error, RecordKind, Result};
 use crate::format::framing::view_record;
 use crate::format::time::RosTime;
 use crate::format::v12::{V12Header, parse_v12_header};
 use crate::open::IndexStatus;
-use robolog_framing::{Problem, ProblemKind};
 
 /// One 1.2 message: its connection, time, and where its data is in the file.
 #[derive(Debug, Clone)]

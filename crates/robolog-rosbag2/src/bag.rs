@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use robolog_framing::{Problem, ProblemKind};
 use robolog_mcap::ReadOptions;
 
 use crate::compression::{FileCodecError, ZSTD_MAGIC, decompress_file};
@@ -17,7 +18,6 @@ use crate::metadata::{BagMetadata, CompressionMode, TopicMetadata};
 use crate::query::Query;
 use crate::sqlite::read::Db3;
 use crate::storage::{FileCounts, FileView, StorageId};
-use robolog_framing::{Problem, ProblemKind};
 
 /// The most bytes of metadata.yaml read (real ones are a few KiB; a long recording with
 /// hundreds of topics, a few hundred KiB).

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use robolog_framing::{Decompressor, read_file};
+use robolog_framing::{Decompressor, Problem, ProblemKind, Severity, read_file};
 
 use crate::Order;
 use crate::bag::{OpenOptions, Reader};
@@ -26,7 +26,6 @@ use crate::sqlite::pages::{Pages, Value, parse_record, schema};
 use crate::sqlite::read::{Db3, wal_path};
 use crate::storage::{FileQuery, StorageId};
 use crate::writer::{WriteOptions, Writer};
-use robolog_framing::{Problem, ProblemKind, Severity};
 
 /// How one storage file was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -70,9 +70,12 @@ fn damaged_files_are_reported_with_offsets() {
     );
     // The unterminated chunk of the killed recorder is a truncation.
     assert!(
-        killed.problems.iter().any(|p| p.kind == ProblemKind::Truncated
-            && p.severity == Severity::Error
-            && p.offset == Some(22805)),
+        killed
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::Truncated
+                && p.severity == Severity::Error
+                && p.offset == Some(22805)),
         "{:?}",
         killed.problems
     );
@@ -80,11 +83,9 @@ fn damaged_files_are_reported_with_offsets() {
     let cut = check(testdata::path("samples/demo-zstd-truncated.mcap")).unwrap();
     assert!(!cut.is_valid());
     assert!(
-        cut.problems
-            .iter()
-            .any(|p| p.severity == Severity::Error
-                && p.kind == ProblemKind::Truncated
-                && p.offset == Some(23287)),
+        cut.problems.iter().any(|p| p.severity == Severity::Error
+            && p.kind == ProblemKind::Truncated
+            && p.offset == Some(23287)),
         "{:?}",
         cut.problems
     );
