@@ -191,7 +191,10 @@ def test_check_and_recover_report_what_they_found(tmp_path):
     report = robolog.check(cut)
     assert not report.valid
     assert report.format == "bag"
-    assert any(p.severity == "error" and p.offset is not None for p in report.problems)
+    assert any(
+        p.severity == "error" and p.kind == "truncated" and p.offset is not None
+        for p in report.problems
+    ), report.problems
     fixed = tmp_path / "fixed.bag"
     recovered = robolog.recover(cut, fixed)
     assert recovered.format == "bag"

@@ -77,6 +77,11 @@ def test_damaged_bags_read_what_is_intact():
     killed = TESTDATA / "bags/generated/ros_comm/v20_killed.bag"
     with robolog.open(killed) as log:
         assert [p.severity for p in log.problems].count("error") >= 1
+        # The recorder was killed inside the 5th chunk, at byte 22805.
+        cut = [p for p in log.problems if p.offset == 22805]
+        assert ("error", "truncated") in [(p.severity, p.kind) for p in cut], log.problems
+        assert all(p.path is None for p in cut)
+        assert all(str(p).startswith(f"{p.severity} at byte 22805: ") for p in cut)
         messages = list(log.messages())
     # The CLI's README: 76 messages can be read from the killed recording, where ros_comm's
     # reindex keeps the 65 of its complete chunks.
