@@ -46,6 +46,12 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Copy a log keeping some of it: topics (names, globs, regexes; included and excluded),
     /// a log-time window, attachments and metadata; in log-time, file or topic order.
+    ///
+    /// MCAP to MCAP, a chunk the output keeps whole (every message in it selected, the same
+    /// compression, and file order, or log-time order with chunks that do not overlap in
+    /// time) is copied as it is, without decompressing it: its CRC is the input's, not
+    /// checked (`robolog check` checks it). The other chunks are decoded and written again.
+    /// The same holds for sort, compress and decompress.
     Filter(FilterArgs),
     /// Rewrite a log in log-time order.
     Sort(RewriteArgs),

@@ -310,13 +310,18 @@ fn write_report(
     target: &Target,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    // Copied chunks are not decoded: the payload of their messages is not counted.
+    let payload = match report.chunks_copied {
+        0 => format!("{} of payload", human_bytes(report.bytes)),
+        1 => "1 chunk copied whole".to_owned(),
+        n => format!("{n} chunks copied whole"),
+    };
     writeln!(
         out,
-        "wrote {} ({format}, {}): {} messages ({} of payload) on {} channel{}",
+        "wrote {} ({format}, {}): {} messages ({payload}) on {} channel{}",
         target.display(),
         human_bytes(finished.bytes),
         report.messages,
-        human_bytes(report.bytes),
         report.channels,
         if report.channels == 1 { "" } else { "s" },
     )?;

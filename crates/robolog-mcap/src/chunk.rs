@@ -115,6 +115,21 @@ pub(crate) fn decompress_into(
         .map_err(|source| McapError::Codec { offset, source })
 }
 
+/// The uncompressed records of `chunk` (whose record starts at `offset` in its file), its CRC
+/// checked when it has one. Chunks of up to 4 GiB are decompressed, as upstream.
+pub fn decompress_chunk(chunk: &Chunk<'_>, offset: u64) -> Result<Vec<u8>> {
+    let mut records = Vec::new();
+    decompress_into(
+        chunk,
+        offset,
+        DEFAULT_CHUNK_LIMIT,
+        &mut Decompressor::new(),
+        &mut records,
+    )?;
+    verify_chunk_crc(chunk, &records, offset)?;
+    Ok(records)
+}
+
 /// The records of an uncompressed chunk, as declared.
 fn stored_records<'c>(chunk: &Chunk<'c>, offset: u64, limit: u64) -> Result<&'c [u8]> {
     let size = size_of(chunk, offset, limit)?;

@@ -84,7 +84,7 @@ mod summary;
 mod writer;
 
 pub use check::{CheckOptions, check, check_with};
-pub use chunk::{compression_from_name, compression_name};
+pub use chunk::{compression_from_name, compression_name, decompress_chunk};
 pub use error::{McapError, Result};
 pub use linear::{LinearMessages, LinearReader};
 pub use message::OwnedMessage;

@@ -6,13 +6,16 @@ use std::path::Path;
 
 use robolog_framing::{AtomicFile, ByteReader, Bytes, Decompressor, Problem, ProblemKind, crc32};
 
-use crate::chunk::{DEFAULT_CHUNK_LIMIT, compression_from_name, decompress_into, verify_chunk_crc};
+use crate::chunk::{
+    DEFAULT_CHUNK_LIMIT, compression_from_name, compression_name, decompress_into, verify_chunk_crc,
+};
 use crate::draft;
 use crate::error::{McapError, Result};
 use crate::linear::{LinearReader, frame_at};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{RecordSplitter, attachment_crc_span, parse_record};
-use crate::records::{MAGIC, RECORD_PREFIX, Record, op, record_name};
+use crate::records::{MAGIC, MessageIndex, RECORD_PREFIX, Record, op, record_name};
+use crate::serialize::write_record;
 use crate::writer::{WriteOptions, Writer};
 
 /// What [`recover`] kept, lost and found damaged.
@@ -34,6 +37,9 @@ pub struct Report {
     pub metadata_recovered: u64,
     /// Chunks decoded completely.
     pub chunks_recovered: u64,
+    /// Of `chunks_recovered`, those copied whole: decoded and CRC-checked, then written with
+    /// their compressed bytes unchanged (the output compresses chunks the same way).
+    pub chunks_copied: u64,
     /// Chunks that decoded but whose CRC did not match (their messages are kept, flagged in
     /// `messages_unverified`).
     pub chunks_unverified: u64,
@@ -114,6 +120,11 @@ pub fn recover_with<W: Write>(
     if let Some((profile, _)) = header_of(input) {
         opts.profile = profile;
     }
+    // Intact chunks compressed as the output's are copied whole.
+    let copy_as = opts
+        .chunk_size
+        .is_some()
+        .then(|| compression_name(opts.compression));
     let mut writer = Writer::new(out, opts)?;
     if draft::detect(input) == Some(Layout::Draft) {
         report.draft = true;
@@ -126,6 +137,7 @@ pub fn recover_with<W: Write>(
             decompressor: Decompressor::new(),
             buffer: Vec::new(),
             chunk_limit: limits.chunk_limit,
+            copy_as,
         }
         .run()?;
     }
@@ -274,6 +286,8 @@ struct Recovery<'a, 'w, W: Write> {
     decompressor: Decompressor,
     buffer: Vec<u8>,
     chunk_limit: u64,
+    /// The compression of the chunks copied whole (the output's), if any are.
+    copy_as: Option<&'static str>,
 }
 
 impl<W: Write> Recovery<'_, '_, W> {
@@ -366,6 +380,7 @@ impl<W: Write> Recovery<'_, '_, W> {
 
     /// A complete Chunk record.
     fn chunk(&mut self, offset: u64, content: &[u8], end: usize) -> Result<()> {
+        let input = self.input;
         let chunk = match parse_record(op::CHUNK, content, offset) {
             Ok(Record::Chunk(chunk)) => chunk,
             Ok(_) | Err(_) => {
@@ -433,6 +448,17 @@ impl<W: Write> Recovery<'_, '_, W> {
             unverified = true;
         }
         let buffer = std::mem::take(&mut self.buffer);
+        if !partial
+            && !unverified
+            && self.copy_as == Some(chunk.compression)
+            && let Some(copied) = self.copy_whole(&input[offset as usize..end], &buffer)?
+        {
+            self.buffer = buffer;
+            self.report.messages_recovered += copied;
+            self.report.chunks_recovered += 1;
+            self.report.chunks_copied += 1;
+            return Ok(());
+        }
         let (kept, complete) = self.inner_records(offset, &buffer, unverified)?;
         self.buffer = buffer;
         if partial || !complete {
@@ -447,6 +473,68 @@ impl<W: Write> Recovery<'_, '_, W> {
             self.report.chunks_recovered += 1;
         }
         Ok(())
+    }
+
+    /// Copies an intact chunk (`record`, whose uncompressed `records` were checked against its
+    /// CRC) whole, with message indexes built from its records: the number of messages, or
+    /// `None` when a record in it cannot be kept as it is (a schema or channel that conflicts
+    /// with an earlier one, a message on an unknown channel, a record chunks may not hold);
+    /// then it is written record by record, which reports why.
+    fn copy_whole(&mut self, record: &[u8], records: &[u8]) -> Result<Option<u64>> {
+        let mut schemas = Vec::new();
+        let mut channels = Vec::new();
+        let mut indexes: std::collections::BTreeMap<u16, Vec<(u64, u64)>> = Default::default();
+        for raw in RecordSplitter::chunk_records(records) {
+            let Ok(raw) = raw else { return Ok(None) };
+            match raw.parse() {
+                Ok(Record::Schema(s)) => {
+                    let known = self.writer.schemas().get(&s.id);
+                    if s.id == 0 || known.is_some_and(|k| *k != s) {
+                        return Ok(None);
+                    }
+                    schemas.push(s);
+                }
+                Ok(Record::Channel(c)) => {
+                    let known = self.writer.channels().get(&c.id);
+                    let schema_known = c.schema_id == 0
+                        || self.writer.schemas().contains_key(&c.schema_id)
+                        || schemas.iter().any(|s| s.id == c.schema_id);
+                    if known.is_some_and(|k| *k != c) || !schema_known {
+                        return Ok(None);
+                    }
+                    channels.push(c);
+                }
+                Ok(Record::Message(m)) => {
+                    let known = self.writer.channels().contains_key(&m.channel_id)
+                        || channels.iter().any(|c| c.id == m.channel_id);
+                    if !known {
+                        return Ok(None);
+                    }
+                    indexes
+                        .entry(m.channel_id)
+                        .or_default()
+                        .push((m.log_time, raw.offset));
+                }
+                _ => return Ok(None),
+            }
+        }
+        for s in schemas {
+            self.writer.add_schema(&s)?;
+        }
+        for c in channels {
+            self.writer.add_channel(&c)?;
+        }
+        let mut index_records = Vec::new();
+        for (channel_id, records) in indexes {
+            write_record(
+                &Record::MessageIndex(MessageIndex {
+                    channel_id,
+                    records,
+                }),
+                &mut index_records,
+            )?;
+        }
+        Ok(Some(self.writer.copy_chunk(record, &index_records)?))
     }
 
     /// Messages listed by the MessageIndex records right after a chunk ending at `end`.

@@ -409,6 +409,10 @@ pub struct Writer<W: Write> {
     chunk_indexes: Vec<ChunkIndex<'static>>,
     attachment_indexes: Vec<AttachmentIndex<'static>>,
     metadata_indexes: Vec<MetadataIndex<'static>>,
+    /// Schemas and channels whose records are in the output (or in the open chunk, which goes
+    /// out first): a copied chunk needs those of its messages before it.
+    schemas_out: BTreeSet<u16>,
+    channels_out: BTreeSet<u16>,
     /// Set by [`Writer::new_seekable`], with where the output stood when the writer started.
     seek: Option<SeekFn<W>>,
     base: u64,
@@ -475,6 +479,8 @@ impl<W: Write> Writer<W> {
             chunk_indexes: Vec::new(),
             attachment_indexes: Vec::new(),
             metadata_indexes: Vec::new(),
+            schemas_out: BTreeSet::new(),
+            channels_out: BTreeSet::new(),
             seek: None,
             base: 0,
         })
@@ -597,6 +603,7 @@ impl<W: Write> Writer<W> {
         let Some(schema) = self.schemas.get(&id) else {
             return Ok(());
         };
+        self.schemas_out.insert(id);
         if self.opts.chunk_size.is_some() {
             self.chunk.schemas.insert(id);
             write_record(&Record::Schema(schema.clone()), &mut self.chunk.records)
@@ -611,6 +618,7 @@ impl<W: Write> Writer<W> {
         let Some(channel) = self.channels.get(&id) else {
             return Ok(());
         };
+        self.channels_out.insert(id);
         if self.opts.chunk_size.is_some() {
             self.chunk.channels.insert(id);
             write_record(&Record::Channel(channel.clone()), &mut self.chunk.records)
@@ -741,7 +749,7 @@ impl<W: Write> Writer<W> {
             end: meta.end,
             uncompressed_size: s.len,
             crc: if self.opts.crcs { s.crc.value() } else { 0 },
-            compression: "",
+            compression: Cow::Borrowed(""),
             records_len: s.len,
         };
         let bytes = chunk_head(&head);
@@ -845,7 +853,7 @@ impl<W: Write> Writer<W> {
             end: meta.end,
             uncompressed_size,
             crc,
-            compression: compression_name(self.compressor.compression()),
+            compression: Cow::Borrowed(compression_name(self.compressor.compression())),
             records_len: records.len() as u64,
         };
         write_all(&mut self.out, &chunk_head(&head))?;
@@ -881,12 +889,107 @@ impl<W: Write> Writer<W> {
                 chunk_length: RECORD_PREFIX + head.content_len(),
                 message_index_offsets: offsets,
                 message_index_length: index_end - index_start,
-                compression: Cow::Borrowed(head.compression),
+                compression: head.compression.clone(),
                 compressed_size: head.records_len,
                 uncompressed_size: head.uncompressed_size,
             });
         }
         Ok(())
+    }
+
+    /// Copies a whole Chunk record of another file into this one, its compressed bytes as they
+    /// are: no decompression, no compression. `chunk` is the record from its opcode to its
+    /// end; `message_indexes` the MessageIndex records that followed it there (they say which
+    /// messages it holds). Returns the number of messages copied.
+    ///
+    /// The messages keep their channel ids, so the caller copies a chunk only when every
+    /// channel (and schema) the chunk refers to has the same id and content here as in its
+    /// file: each channel of `message_indexes` must have been added. The schemas and channels of
+    /// its messages are written before it when no earlier record of this file holds them. The
+    /// statistics count the messages from the message indexes; the chunk index points into
+    /// this file. The chunk's CRC is copied, not checked: check it first (by decompressing)
+    /// when the chunk may be damaged.
+    ///
+    /// The open chunk is closed first, so copying chunks between messages written one at a time
+    /// keeps the file order. The output must be chunked ([`WriteOptions::chunk_size`]).
+    pub fn copy_chunk(&mut self, chunk: &[u8], message_indexes: &[u8]) -> Result<u64> {
+        if self.opts.chunk_size.is_none() {
+            return Err(McapError::Usage(
+                "a chunk cannot be copied into an unchunked file".into(),
+            ));
+        }
+        let (head, indexes) = parse_copied_chunk(chunk, message_indexes)?;
+        for &channel_id in indexes.keys() {
+            if !self.channels.contains_key(&channel_id) {
+                return Err(McapError::Usage(format!(
+                    "the copied chunk holds messages on channel {channel_id}, which was not added"
+                )));
+            }
+        }
+        if self.chunk.messages == 0 && self.chunk.streamed.is_none() {
+            // Only schema and channel records so far: they go into the data section as they
+            // are, rather than into a chunk without messages.
+            self.write_compressed(true)?;
+            let records = std::mem::take(&mut self.chunk.records);
+            let written = write_all(&mut self.out, &records);
+            self.chunk.clear();
+            self.chunk.records = records;
+            self.chunk.records.clear();
+            written?;
+        } else {
+            self.flush_chunk()?;
+            self.write_compressed(true)?;
+        }
+        // Schemas and channels of the chunk's messages that no record holds yet go into the data
+        // section, before the chunk, so that a reader meets them before their messages.
+        for &channel_id in indexes.keys() {
+            let schema_id = self.channels.get(&channel_id).map_or(0, |c| c.schema_id);
+            if schema_id != 0 && !self.schemas_out.contains(&schema_id) {
+                self.emit_unchunked(Some(schema_id), None)?;
+            }
+            if !self.channels_out.contains(&channel_id) {
+                self.emit_unchunked(None, Some(channel_id))?;
+            }
+        }
+        let mut copied = 0u64;
+        for (&channel_id, entries) in &indexes {
+            let s = &mut self.stats;
+            for &(log_time, _) in entries {
+                if s.message_count == 0 {
+                    s.message_start_time = log_time;
+                    s.message_end_time = log_time;
+                } else {
+                    s.message_start_time = s.message_start_time.min(log_time);
+                    s.message_end_time = s.message_end_time.max(log_time);
+                }
+                s.message_count += 1;
+            }
+            *s.channel_message_counts.entry(channel_id).or_insert(0) += entries.len() as u64;
+            copied += entries.len() as u64;
+        }
+        let chunk_start = self.out.position();
+        write_all(&mut self.out, chunk)?;
+        let meta = ChunkMeta {
+            start: head.start,
+            end: head.end,
+            indexes,
+        };
+        self.index_chunk(meta, chunk_start, &head)?;
+        Ok(copied)
+    }
+
+    /// Writes a schema or channel record straight into the data section.
+    fn emit_unchunked(&mut self, schema: Option<u16>, channel: Option<u16>) -> Result<()> {
+        self.scratch.clear();
+        if let Some(schema) = schema.and_then(|id| self.schemas.get(&id)) {
+            write_record(&Record::Schema(schema.clone()), &mut self.scratch)?;
+            self.schemas_out.insert(schema.id);
+        }
+        if let Some(channel) = channel.and_then(|id| self.channels.get(&id)) {
+            write_record(&Record::Channel(channel.clone()), &mut self.scratch)?;
+            self.channels_out.insert(channel.id);
+        }
+        write_all(&mut self.out, &self.scratch)
     }
 
     /// Writes an attachment held in memory (closing the current chunk first: attachments never
@@ -1121,7 +1224,7 @@ struct ChunkHead {
     end: u64,
     uncompressed_size: u64,
     crc: u32,
-    compression: &'static str,
+    compression: Cow<'static, str>,
     records_len: u64,
 }
 
@@ -1133,7 +1236,7 @@ impl ChunkHead {
 
 /// A Chunk record's opcode, length and fields, up to its records.
 fn chunk_head(head: &ChunkHead) -> Vec<u8> {
-    let name = head.compression;
+    let name = &head.compression;
     let mut out = Vec::with_capacity(64);
     out.push(op::CHUNK);
     out.extend_from_slice(&head.content_len().to_le_bytes());
@@ -1145,6 +1248,52 @@ fn chunk_head(head: &ChunkHead) -> Vec<u8> {
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(&head.records_len.to_le_bytes());
     out
+}
+
+/// The head of a Chunk record given whole, and the message index entries (by channel) of the
+/// MessageIndex records that follow it.
+#[allow(clippy::type_complexity)]
+fn parse_copied_chunk(
+    chunk: &[u8],
+    message_indexes: &[u8],
+) -> Result<(ChunkHead, BTreeMap<u16, Vec<(u64, u64)>>)> {
+    let mut records = crate::parse::RecordSplitter::new(chunk, 0);
+    let raw = match records.next() {
+        Some(Ok(raw)) if raw.opcode == op::CHUNK && raw.len() == chunk.len() as u64 => raw,
+        Some(Err(e)) => return Err(e),
+        _ => {
+            return Err(McapError::Usage(
+                "a copied chunk must be exactly one Chunk record".into(),
+            ));
+        }
+    };
+    let Record::Chunk(c) = raw.parse()? else {
+        return Err(McapError::Usage("not a Chunk record".into()));
+    };
+    let head = ChunkHead {
+        start: c.message_start_time,
+        end: c.message_end_time,
+        uncompressed_size: c.uncompressed_size,
+        crc: c.uncompressed_crc,
+        compression: Cow::Owned(c.compression.to_owned()),
+        records_len: c.records.len() as u64,
+    };
+    let mut indexes: BTreeMap<u16, Vec<(u64, u64)>> = BTreeMap::new();
+    for raw in crate::parse::RecordSplitter::new(message_indexes, 0) {
+        let raw = raw?;
+        let Record::MessageIndex(index) = raw.parse()? else {
+            return Err(McapError::Usage(format!(
+                "a copied chunk's indexes hold a {} record",
+                crate::records::record_name(raw.opcode)
+            )));
+        };
+        indexes
+            .entry(index.channel_id)
+            .or_default()
+            .extend(index.records);
+    }
+    indexes.retain(|_, entries| !entries.is_empty());
+    Ok((head, indexes))
 }
 
 fn next_id(last: Option<u16>, first: u16) -> Result<u16> {

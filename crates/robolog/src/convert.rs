@@ -19,6 +19,9 @@ use crate::query::{Filter, Order};
 use crate::stream::{Item, LogStream};
 use crate::writer::LogWriter;
 
+#[cfg(feature = "mcap")]
+mod chunk_copy;
+
 /// How far a long operation has got, for progress bars.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Progress {
@@ -177,6 +180,9 @@ pub struct ConvertReport {
     /// Read errors gone past with [`ConvertOptions::keep_going`], each with its input and its
     /// offset there.
     pub damage: Vec<InputProblem>,
+    /// MCAP chunks copied whole, without decoding them (see [`convert`]). Their messages are
+    /// counted in `messages`, their payload bytes not in `bytes`.
+    pub chunks_copied: u64,
 }
 
 /// A problem of one of the inputs of a conversion or merge.
@@ -215,6 +221,17 @@ impl<'o, 'a> Tracker<'o, 'a> {
         if self.state.messages >= self.next_report {
             self.next_report = self.state.messages + PROGRESS_EVERY;
             self.state.input_position = input_position;
+            if let Some(f) = self.progress.as_mut() {
+                f(&self.state);
+            }
+        }
+    }
+
+    /// Messages copied without being decoded (their sizes unknown).
+    fn copied(&mut self, messages: u64) {
+        self.state.messages += messages;
+        if self.state.messages >= self.next_report {
+            self.next_report = self.state.messages + PROGRESS_EVERY;
             if let Some(f) = self.progress.as_mut() {
                 f(&self.state);
             }
@@ -468,7 +485,24 @@ pub fn convert(
     }
     copy_extras(&[input], writer, &options, &mut report)?;
     let mut table = declare_all(&wanted, writer, &migrator, &mut report)?;
+    let filter = options.filter.clone();
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
+    #[cfg(feature = "mcap")]
+    if !migrator.may_migrate()
+        && chunk_copy::convert_by_chunks(
+            input,
+            writer,
+            &filter,
+            options.order,
+            options.keep_going,
+            &mut table,
+            &mut tracker,
+            &mut report,
+        )?
+    {
+        tracker.done(None);
+        return Ok(report);
+    }
     let messages = input
         .messages()
         .filter(options.filter.clone())

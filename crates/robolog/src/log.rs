@@ -285,6 +285,17 @@ pub struct Log {
 }
 
 impl Log {
+    /// The MCAP reader behind this log, when it is an MCAP file.
+    #[cfg(feature = "mcap")]
+    pub(crate) fn mcap(&self) -> Option<&crate::mcap_log::McapLog> {
+        #[allow(irrefutable_let_patterns)]
+        if let Backend::Mcap(b) = &self.backend {
+            Some(b)
+        } else {
+            None
+        }
+    }
+
     /// The format.
     pub fn format(&self) -> Format {
         self.format

@@ -248,6 +248,16 @@ impl McapLog {
         Ok((log, channels, problems))
     }
 
+    /// The file's reader.
+    pub(crate) fn reader(&self) -> &McapReader {
+        &self.reader
+    }
+
+    /// Whether the file was cut (no footer): its summary is a scan's, its last chunk partial.
+    pub(crate) fn is_cut(&self) -> bool {
+        self.reader.summary().footer.is_none() || !self.tail.is_empty()
+    }
+
     pub(crate) fn profile(&self) -> Option<String> {
         let header = self.reader.summary().header.as_ref()?;
         Some(header.profile.to_string())

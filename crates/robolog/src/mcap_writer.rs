@@ -116,6 +116,18 @@ impl McapWriter {
         }
     }
 
+    /// The format crate's writer (started now if it was not), and the compression its chunks
+    /// get, when it writes chunks: what [`crate::convert`] copies whole chunks into.
+    pub(crate) fn chunk_target(
+        &mut self,
+    ) -> Result<Option<(&mut robolog_mcap::Writer<Output>, &'static str)>> {
+        if self.options.chunk_size.is_none() {
+            return Ok(None);
+        }
+        let compression = robolog_mcap::compression_name(self.options.compression);
+        Ok(Some((self.writer()?, compression)))
+    }
+
     fn schema_id(&mut self, channel: &Channel) -> Result<u16> {
         let Some(schema) = &channel.schema else {
             return Ok(0);
@@ -230,6 +242,10 @@ impl LogWriter for McapWriter {
             _ => self.writer()?.write_metadata(&record)?,
         }
         Ok(true)
+    }
+
+    fn as_mcap(&mut self) -> Option<&mut McapWriter> {
+        Some(self)
     }
 
     fn set_profile(&mut self, profile: &str) {

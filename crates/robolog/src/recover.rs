@@ -127,6 +127,7 @@ fn recover_mcap(input: &Bytes, output: Output) -> Result<(RecoverReport, Finishe
         ("attachments_lost".to_owned(), r.attachments_lost),
         ("metadata_recovered".to_owned(), r.metadata_recovered),
         ("chunks_recovered".to_owned(), r.chunks_recovered),
+        ("chunks_copied".to_owned(), r.chunks_copied),
         ("chunks_partial".to_owned(), r.chunks_partial),
         ("chunks_unverified".to_owned(), r.chunks_unverified),
         ("chunks_lost".to_owned(), r.chunks_lost),

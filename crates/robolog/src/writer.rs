@@ -44,6 +44,13 @@ pub trait LogWriter: std::fmt::Debug {
     /// the output. Formats without a profile ignore it; so does an MCAP writer whose options
     /// name one, or that has started writing.
     fn set_profile(&mut self, _profile: &str) {}
+
+    /// This writer as an MCAP writer, which [`crate::convert`] can copy whole chunks of an MCAP
+    /// input into; `None` for the other formats.
+    #[cfg(feature = "mcap")]
+    fn as_mcap(&mut self) -> Option<&mut crate::McapWriter> {
+        None
+    }
 }
 
 /// What [`LogWriter::finish`] produced.

@@ -8,6 +8,7 @@
 
 mod bad_files;
 mod check;
+mod chunk_copy;
 mod conformance;
 mod data_section_crc;
 mod draft;

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod check_recover;
+mod chunk_copy;
 mod convert;
 mod decode;
 mod decode_ros2;
