@@ -41,8 +41,13 @@ pub(crate) enum Command {
     /// Validate a log's structure: indexes against data, checksums, ordering, counts.
     Check(CheckArgs),
     /// Write a valid, indexed copy of a damaged, cut or unindexed log.
+    ///
+    /// An MCAP chunk that decompresses and matches its CRC is copied whole when the output
+    /// compresses chunks the same way; a damaged one gives its intact messages.
     Recover(RecoverArgs),
     /// Merge logs into one, in log-time order.
+    ///
+    /// MCAP files whose chunks do not overlap in time are merged by copying their chunks whole.
     Merge(MergeArgs),
     /// Copy a log keeping some of it: topics (names, globs, regexes; included and excluded),
     /// a log-time window, attachments and metadata; in log-time, file or topic order.

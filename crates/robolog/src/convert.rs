@@ -454,6 +454,12 @@ fn copy_extras(
 /// Channels the output format cannot hold are an error listing them all (before anything is
 /// written), unless they have no messages.
 ///
+/// From an indexed MCAP file into an MCAP writer, a chunk the output keeps whole is copied as it
+/// is, without decompressing it ([`ConvertReport::chunks_copied`]): every message in it selected,
+/// the output's chunk compression, its channels and schemas under the same ids in the output,
+/// and [`Order::File`] (or [`Order::LogTime`] when the chunks do not overlap in time). Its CRC is
+/// the input's, not checked. The other chunks are decoded and their messages written.
+///
 /// ```
 /// use robolog::{ConvertOptions, Format, Output, WriterOptions, convert, create_writer};
 /// let bag = robolog::open(robolog_testkit::testdata::path("bags/generated/ros_comm/ref_lz4.bag"))?;
@@ -490,11 +496,9 @@ pub fn convert(
     #[cfg(feature = "mcap")]
     if !migrator.may_migrate()
         && chunk_copy::convert_by_chunks(
-            input,
+            &[input],
             writer,
-            &filter,
-            options.order,
-            options.keep_going,
+            (&filter, options.order, options.keep_going),
             &mut table,
             &mut tracker,
             &mut report,
@@ -638,6 +642,9 @@ fn next_intact(
 /// input first, then file order). Channels with the same topic, encoding, schema and metadata
 /// in several inputs become one channel; others keep their own. Metadata and attachments of
 /// every input are copied. `options.order` is ignored: a merge is always in log-time order.
+///
+/// MCAP files merged into an MCAP writer copy their chunks whole as [`convert`] does, when no
+/// two chunks of the inputs overlap in time (one input after the other, say).
 pub fn merge(
     inputs: &[&Log],
     writer: &mut dyn LogWriter,
@@ -651,7 +658,22 @@ pub fn merge(
     }
     copy_extras(inputs, writer, &options, &mut report)?;
     let mut table = declare_all(&wanted, writer, &migrator, &mut report)?;
+    let filter = options.filter.clone();
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
+    #[cfg(feature = "mcap")]
+    if !migrator.may_migrate()
+        && chunk_copy::convert_by_chunks(
+            inputs,
+            writer,
+            (&filter, Order::LogTime, options.keep_going),
+            &mut table,
+            &mut tracker,
+            &mut report,
+        )?
+    {
+        tracker.done(None);
+        return Ok(report);
+    }
     let mut sources: Vec<Messages> = inputs
         .iter()
         .enumerate()

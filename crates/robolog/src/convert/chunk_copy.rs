@@ -19,76 +19,95 @@ use crate::model::{Channel, Message};
 use crate::query::{Filter, Order, Selection};
 use crate::writer::LogWriter;
 
-/// Writes the messages `options` select from `input` into `writer` chunk by chunk, copying
-/// whole chunks where it can. `Ok(false)` (nothing written) when the input, the output or the
-/// order does not allow it: the caller then converts message by message.
+/// Writes the messages `options` select from `inputs` into `writer` chunk by chunk, copying
+/// whole chunks where it can. `Ok(false)` (nothing written) when an input, the output or the
+/// order does not allow it: the caller then converts message by message. Several inputs are
+/// merged in log-time order, which chunks allow when no two of them overlap in time (at equal
+/// times, the earlier input's first).
 pub(super) fn convert_by_chunks(
-    input: &Log,
+    inputs: &[&Log],
     writer: &mut dyn LogWriter,
-    filter: &Filter,
-    order: Order,
-    keep_going: bool,
+    (filter, order, keep_going): (&Filter, Order, bool),
     table: &mut ChannelTable,
     tracker: &mut Tracker<'_, '_>,
     report: &mut ConvertReport,
 ) -> Result<bool> {
-    let Some(log) = input.mcap() else {
-        return Ok(false);
-    };
-    let reader = log.reader();
-    let summary = reader.summary();
-    // A summary rebuilt by a scan (damage, no index) is not trusted to point at whole chunks.
-    if log.is_cut()
-        || reader.is_draft()
-        || summary.source != robolog_mcap::SummarySource::SummarySection
-        || summary.chunk_indexes.is_empty()
-    {
+    let mut chunks: Vec<(usize, &ChunkIndex<'static>)> = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(log) = input.mcap() else {
+            return Ok(false);
+        };
+        let reader = log.reader();
+        let summary = reader.summary();
+        // A summary rebuilt by a scan (damage, no index) is not trusted to point at whole
+        // chunks.
+        if log.is_cut()
+            || reader.is_draft()
+            || summary.source != robolog_mcap::SummarySource::SummarySection
+        {
+            return Ok(false);
+        }
+        let mut own: Vec<&ChunkIndex<'static>> = summary.chunk_indexes.iter().collect();
+        own.sort_by_key(|c| c.chunk_start_offset);
+        chunks.extend(own.into_iter().map(|c| (i, c)));
+    }
+    if chunks.is_empty() {
         return Ok(false);
     }
-    let mut chunks: Vec<&ChunkIndex<'static>> = summary.chunk_indexes.iter().collect();
-    chunks.sort_by_key(|c| c.chunk_start_offset);
     let sort = match order {
-        Order::File => false,
-        // Chunks that follow each other in time: log-time order is file order, chunk by chunk.
-        Order::LogTime if in_time_order(&chunks) => true,
+        Order::File if inputs.len() == 1 => false,
+        // Chunks that follow each other in time: log-time order is their order, chunk by chunk.
+        Order::LogTime if in_time_order(&mut chunks, inputs.len() > 1) => true,
         _ => return Ok(false),
     };
     let Some(mcap) = writer.as_mcap() else {
         return Ok(false);
     };
-    if mcap.chunk_target()?.is_none() {
+    let Some((out, _)) = mcap.chunk_target()? else {
         return Ok(false);
+    };
+    let mut selections = Vec::new();
+    let mut everything = Vec::new();
+    for input in inputs {
+        let selection = filter.select(input.channels())?;
+        let summary = input.mcap().map(|log| log.reader().summary());
+        // Every channel the file declares is in the output under its own id: no chunk can hold
+        // a record the output would not have.
+        everything.push(summary.is_some_and(|summary| {
+            summary.channels.values().all(|c| {
+                selection.contains(u32::from(c.id))
+                    && out.channels().get(&c.id) == Some(c)
+                    && (c.schema_id == 0
+                        || summary.schemas.get(&c.schema_id).map(|s| &**s)
+                            == out.schemas().get(&c.schema_id))
+            })
+        }));
+        selections.push(selection);
     }
-    let selection = filter.select(input.channels())?;
-    // Every channel the file declares is in the output under its own id: no chunk can hold a
-    // record the output would not have.
-    let everything = {
-        let Some((out, _)) = mcap.chunk_target()? else {
+    let mut plans = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(log) = input.mcap() else {
             return Ok(false);
         };
-        summary.channels.values().all(|c| {
-            selection.contains(u32::from(c.id))
-                && out.channels().get(&c.id) == Some(c)
-                && (c.schema_id == 0
-                    || summary.schemas.get(&c.schema_id).map(|s| &**s)
-                        == out.schemas().get(&c.schema_id))
-        })
-    };
-    let plan = Plan {
-        reader,
-        channels: input.channels(),
-        selection: &selection,
-        filter,
-        sort,
-        everything,
-    };
-    for chunk in &chunks {
+        plans.push(Plan {
+            reader: log.reader(),
+            channels: input.channels(),
+            selection: &selections[i],
+            filter,
+            sort,
+            everything: everything[i],
+        });
+    }
+    for (i, chunk) in chunks {
+        let plan = &plans[i];
         let copied = match plan.copy(chunk, writer)? {
             Some(copied) => copied,
             None => {
-                let written = plan.rewrite(chunk, writer, table, tracker, report);
+                let written = plan.rewrite(i, chunk, writer, table, tracker, report);
                 if let Err(e) = written {
-                    damaged(0, e, keep_going, report)?;
+                    let merging = inputs.len() > 1;
+                    damaged(i, e, keep_going, report)
+                        .map_err(|e| if merging { e.in_input(i) } else { e })?;
                 }
                 continue;
             }
@@ -100,21 +119,32 @@ pub(super) fn convert_by_chunks(
     Ok(true)
 }
 
-/// Whether the chunks (in file order) hold messages in log-time order from one to the next.
-fn in_time_order(chunks: &[&ChunkIndex<'static>]) -> bool {
-    let mut last_end = 0u64;
-    for chunk in chunks {
-        if chunk.message_index_offsets.is_empty() && chunk.message_index_length == 0 {
-            // Unknown content: it may hold messages of any time.
-            if chunk.uncompressed_size > 0 {
-                return false;
-            }
-            continue;
-        }
-        if chunk.message_start_time < last_end {
+/// Whether the chunks (each input's in file order) can be written one after the other in
+/// log-time order; if so, puts them in that order. Several inputs: the earlier input's chunk
+/// first at equal times, so chunks of different inputs must not meet at a time.
+fn in_time_order(chunks: &mut [(usize, &ChunkIndex<'static>)], merging: bool) -> bool {
+    if merging {
+        // Stable: each input's chunks keep their file order at equal start times.
+        chunks.sort_by_key(|(i, c)| (c.message_start_time, *i));
+    }
+    let mut last: Option<(usize, u64)> = None;
+    for &(input, chunk) in chunks.iter() {
+        if chunk.message_index_offsets.is_empty() {
+            // Unknown content (no message index): it may hold messages of any time.
             return false;
         }
-        last_end = chunk.message_end_time;
+        if let Some((last_input, last_end)) = last {
+            let apart = if last_input == input || !merging {
+                chunk.message_start_time >= last_end
+            } else {
+                chunk.message_start_time > last_end
+                    || (chunk.message_start_time == last_end && last_input < input)
+            };
+            if !apart {
+                return false;
+            }
+        }
+        last = Some((input, chunk.message_end_time));
     }
     true
 }
@@ -191,6 +221,7 @@ impl Plan<'_> {
     /// Decodes `chunk` and writes the messages selected, in the order asked for.
     fn rewrite(
         &self,
+        input: usize,
         chunk: &ChunkIndex<'_>,
         writer: &mut dyn LogWriter,
         table: &mut ChannelTable,
@@ -239,7 +270,7 @@ impl Plan<'_> {
             messages.sort_by_key(|m| m.log_time_ns);
         }
         for message in messages {
-            let id = table.declare(0, &message.channel, writer)?;
+            let id = table.declare(input, &message.channel, writer)?;
             writer.write_message(id, &message)?;
             report.messages += 1;
             report.bytes += message.data.len() as u64;

@@ -6,18 +6,18 @@ use std::collections::BTreeMap;
 
 use robolog::{
     Bytes, ConvertOptions, Filter, Format, Log, Order, Output, WriterOptions, convert,
-    create_writer, open_bytes,
+    create_writer, merge, open_bytes,
 };
 use robolog_mcap::{ChunkIndex, Compression, McapReader, Message, WriteOptions, Writer};
 
 /// 900 messages on three channels, chunks of about 4 KiB (`compression`); with `overlap`, every
 /// tenth message goes back in time by more than a chunk's span.
 fn source(compression: Compression, overlap: bool) -> Vec<u8> {
-    source_on(compression, overlap, 3)
+    source_on(compression, overlap, 3, 1_000_000)
 }
 
-/// Like [`source`], with messages on the first `busy` of the three channels only.
-fn source_on(compression: Compression, overlap: bool, busy: u64) -> Vec<u8> {
+/// Like [`source`], with messages on the first `busy` of the three channels only, from `t0`.
+fn source_on(compression: Compression, overlap: bool, busy: u64, t0: u64) -> Vec<u8> {
     let opts = WriteOptions::default()
         .with_compression(compression)
         .with_chunk_size(Some(4 * 1024))
@@ -39,7 +39,7 @@ fn source_on(compression: Compression, overlap: bool, busy: u64) -> Vec<u8> {
         w.write_message(&Message {
             channel_id: ids[(i % busy) as usize],
             sequence: i as u32,
-            log_time: 1_000_000 + i * 100 - back,
+            log_time: t0 + i * 100 - back,
             publish_time: i,
             data: &data,
         })
@@ -253,7 +253,7 @@ fn a_chunk_that_declares_a_channel_the_filter_leaves_out_is_rewritten() {
     // /c has no messages, but the first chunk declares it (with /a and /b, which have their
     // messages there too): without /c, the first chunk's messages are all kept, yet copying it
     // would bring /c's channel record into the output.
-    let input = source_on(Compression::Zstd, false, 2);
+    let input = source_on(Compression::Zstd, false, 2, 1_000_000);
     let in_chunks = chunk_records(&input);
     let (out, report) = convert_to(
         &input,
@@ -278,4 +278,44 @@ fn a_chunk_that_declares_a_channel_the_filter_leaves_out_is_rewritten() {
     }
     assert_eq!(messages(&out, Order::File), messages(&input, Order::File));
     assert_checks_clean(&out);
+}
+
+fn merge_to(inputs: &[&[u8]], compression: Compression) -> (Vec<u8>, robolog::ConvertReport) {
+    let logs: Vec<Log> = inputs.iter().map(|i| open_bytes(i.to_vec()).unwrap()).collect();
+    let refs: Vec<&Log> = logs.iter().collect();
+    let opts = WriteOptions::default()
+        .with_compression(compression)
+        .with_chunk_size(Some(4 * 1024));
+    let mut out = create_writer(Output::memory(), WriterOptions::Mcap(opts)).unwrap();
+    let report = merge(&refs, &mut *out, ConvertOptions::new()).unwrap();
+    (out.finish().unwrap().data.unwrap(), report)
+}
+
+#[test]
+fn a_merge_of_files_that_follow_each_other_in_time_copies_their_chunks() {
+    // The later file first: the merge puts its chunks after the other's.
+    let later = source_on(Compression::Zstd, false, 3, 5_000_000);
+    let earlier = source_on(Compression::Zstd, false, 3, 1_000_000);
+    let (merged, report) = merge_to(&[&later, &earlier], Compression::Zstd);
+    let mut expected_chunks = chunk_records(&earlier);
+    expected_chunks.extend(chunk_records(&later));
+    assert_eq!(report.chunks_copied, expected_chunks.len() as u64);
+    assert_eq!(report.messages, 1800);
+    assert_eq!(chunk_records(&merged), expected_chunks);
+    let (decoded, report) = merge_to(&[&later, &earlier], Compression::Lz4);
+    assert_eq!(report.chunks_copied, 0);
+    assert_eq!(messages(&merged, Order::File), messages(&decoded, Order::File));
+    let mut expected = messages(&earlier, Order::LogTime);
+    expected.extend(messages(&later, Order::LogTime));
+    assert_eq!(messages(&merged, Order::File), expected);
+    let stats = statistics(&merged);
+    assert_eq!(stats.message_count, 1800);
+    assert_eq!(stats.channel_count, 3, "the same channels are shared");
+    assert_checks_clean(&merged);
+    // Files that overlap in time are merged message by message.
+    let overlapping = source_on(Compression::Zstd, false, 3, 1_050_000);
+    let (merged, report) = merge_to(&[&earlier, &overlapping], Compression::Zstd);
+    assert_eq!(report.chunks_copied, 0);
+    let (decoded, _) = merge_to(&[&earlier, &overlapping], Compression::Lz4);
+    assert_eq!(messages(&merged, Order::File), messages(&decoded, Order::File));
 }
