@@ -319,17 +319,14 @@ fn defines_only_output_ids(
     let records = decompress(record, chunk.chunk_start_offset)?;
     for raw in RecordSplitter::chunk_records(&records) {
         match raw?.parse()? {
-            Record::Schema(schema) => {
-                if out.schemas().get(&schema.id) != Some(&schema) {
-                    return Ok(false);
-                }
+            Record::Schema(schema) if out.schemas().get(&schema.id) != Some(&schema) => {
+                return Ok(false);
             }
-            Record::Channel(channel) => {
+            Record::Channel(channel)
                 if !selection.contains(u32::from(channel.id))
-                    || out.channels().get(&channel.id) != Some(&channel)
-                {
-                    return Ok(false);
-                }
+                    || out.channels().get(&channel.id) != Some(&channel) =>
+            {
+                return Ok(false);
             }
             _ => {}
         }

@@ -281,7 +281,10 @@ fn a_chunk_that_declares_a_channel_the_filter_leaves_out_is_rewritten() {
 }
 
 fn merge_to(inputs: &[&[u8]], compression: Compression) -> (Vec<u8>, robolog::ConvertReport) {
-    let logs: Vec<Log> = inputs.iter().map(|i| open_bytes(i.to_vec()).unwrap()).collect();
+    let logs: Vec<Log> = inputs
+        .iter()
+        .map(|i| open_bytes(i.to_vec()).unwrap())
+        .collect();
     let refs: Vec<&Log> = logs.iter().collect();
     let opts = WriteOptions::default()
         .with_compression(compression)
@@ -304,7 +307,10 @@ fn a_merge_of_files_that_follow_each_other_in_time_copies_their_chunks() {
     assert_eq!(chunk_records(&merged), expected_chunks);
     let (decoded, report) = merge_to(&[&later, &earlier], Compression::Lz4);
     assert_eq!(report.chunks_copied, 0);
-    assert_eq!(messages(&merged, Order::File), messages(&decoded, Order::File));
+    assert_eq!(
+        messages(&merged, Order::File),
+        messages(&decoded, Order::File)
+    );
     let mut expected = messages(&earlier, Order::LogTime);
     expected.extend(messages(&later, Order::LogTime));
     assert_eq!(messages(&merged, Order::File), expected);
@@ -317,5 +323,8 @@ fn a_merge_of_files_that_follow_each_other_in_time_copies_their_chunks() {
     let (merged, report) = merge_to(&[&earlier, &overlapping], Compression::Zstd);
     assert_eq!(report.chunks_copied, 0);
     let (decoded, _) = merge_to(&[&earlier, &overlapping], Compression::Lz4);
-    assert_eq!(messages(&merged, Order::File), messages(&decoded, Order::File));
+    assert_eq!(
+        messages(&merged, Order::File),
+        messages(&decoded, Order::File)
+    );
 }
