@@ -6,8 +6,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 
 use robolog_mcap::{
-    Bytes, ChunkIndex, Compression, McapReader, Message, Order, Record, WriteOptions,
-    Writer, check,
+    Bytes, ChunkIndex, Compression, McapReader, Message, Order, Record, WriteOptions, Writer, check,
 };
 
 /// A file of 600 messages on two channels (one schemaless), in small `compression` chunks.
