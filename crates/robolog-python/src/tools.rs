@@ -305,6 +305,9 @@ fn write_all(
     if let Some(e) = interrupted.into_inner().ok().flatten() {
         return Err(e);
     }
+    // A signal that came after the last progress report is raised now, not at some later line
+    // of the caller's code.
+    py.check_signals()?;
     let (report, finished) = result?;
     Ok(PyConvertReport {
         output: output.to_path_buf(),

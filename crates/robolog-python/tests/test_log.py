@@ -171,6 +171,9 @@ def test_the_gil_is_released_while_rust_works(big, tmp_path, work):
 
 def test_a_conversion_is_interruptible_and_leaves_nothing(big, tmp_path):
     out = tmp_path / "out.bag"
+    # Python's own Ctrl-C handler, installed again: a library loaded by an earlier test in this
+    # process (Ray's core, say) may have put its own handler under Python's.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -179,6 +182,7 @@ def test_a_conversion_is_interruptible_and_leaves_nothing(big, tmp_path):
                 robolog.convert(big, out, compression="bz2")
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert not out.exists() or out.stat().st_size > 0
     leftovers = [p for p in tmp_path.iterdir() if p.name != "out.bag"]
     assert leftovers == []
