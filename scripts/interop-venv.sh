@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates target/interop-venv with the pinned reference tools (rosbags, mcap, mcap-ros1-support).
+# Creates target/interop-venv with the pinned reference tools (rosbags, mcap, mcap-ros1-support,
+# pyarrow, duckdb).
 # Re-running it is cheap: the venv is rebuilt only when the requirements change.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -629,6 +629,35 @@ impl<'a> Tree<'a> {
         self.root = Span::default();
     }
 
+    /// Empties the tree and hands its allocation over to a tree that may borrow from other
+    /// bytes: decoding message after message into one tree ([`crate::Plan::decode_into`]) is
+    /// otherwise limited to messages that all outlive it.
+    ///
+    /// ```
+    /// let plan = robolog_cdr::Plan::from_bundle("p/msg/M", "string s\n")?;
+    /// let mut spare = robolog_cdr::Tree::new();
+    /// for text in ["a", "bc"] {
+    ///     let mut message = vec![0, 1, 0, 0];
+    ///     message.extend_from_slice(&(text.len() as u32 + 1).to_le_bytes());
+    ///     message.extend_from_slice(text.as_bytes());
+    ///     message.push(0);
+    ///     let mut tree = spare.recycle();
+    ///     plan.decode_into(&message, &mut tree)?;
+    ///     assert_eq!(tree.root_fields()[0].as_str(), Some(text));
+    ///     spare = tree.recycle();
+    /// }
+    /// # Ok::<(), robolog_cdr::Error>(())
+    /// ```
+    pub fn recycle<'b>(self) -> Tree<'b> {
+        // Collecting a vector's iterator into a vector of a type with the same layout reuses
+        // the allocation; no element survives the filter, so no borrow outlives its bytes.
+        let nodes: Vec<Value<'b>> = self.nodes.into_iter().filter_map(|_| None).collect();
+        Tree {
+            nodes,
+            root: Span::default(),
+        }
+    }
+
     /// The span of the root message's fields.
     pub fn root(&self) -> Span {
         self.root

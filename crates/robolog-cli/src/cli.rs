@@ -77,6 +77,10 @@ pub(crate) enum Command {
     /// renamed into place).
     #[command(subcommand)]
     Add(AddCommand),
+    /// Export topics to columnar files: one Parquet (or Arrow IPC) file per topic.
+    Export(ExportArgs),
+    /// Run a SQL query over logs: one table per topic, plus `messages` and `channels`.
+    Sql(SqlArgs),
     /// ROS message definitions (.msg files, package trees, definition bundles).
     #[command(subcommand)]
     Msg(MsgCommand),
@@ -486,6 +490,51 @@ pub(crate) struct RewriteArgs {
     pub(crate) files: InOut,
     #[command(flatten)]
     pub(crate) write: WriteSettings,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// The input logs (any formats; topics of several inputs are merged in log-time order),
+    /// then the output folder (created if missing).
+    #[arg(required = true, num_args = 2.., value_name = "IN... OUT_DIR")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// The file format.
+    #[arg(long, value_enum, default_value = "parquet")]
+    pub(crate) format: ExportFormatArg,
+    /// Export topics that cannot be decoded (no schema, unknown encoding) as raw bytes
+    /// instead of refusing them.
+    #[arg(long)]
+    pub(crate) raw: bool,
+    /// Start a new file for a topic when its file reaches this size (suffixes K, M, G;
+    /// default 1G): `topic.part-00000.parquet`, `topic.part-00001.parquet`, …
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub(crate) max_file_size: Option<u64>,
+    #[command(flatten)]
+    pub(crate) selection: Selection,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportFormatArg {
+    /// Parquet (zstd), `.parquet`.
+    Parquet,
+    /// Arrow IPC file (Feather v2), `.arrow`.
+    Arrow,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SqlArgs {
+    /// The query. Topic tables are named by their topic, in double quotes:
+    /// SELECT count(*) FROM "/imu".
+    pub(crate) query: String,
+    /// The logs, or folders of logs.
+    #[arg(required = true, num_args = 1..)]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// Print JSON Lines (one object per row) instead of a table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print CSV with a header instead of a table.
+    #[arg(long)]
+    pub(crate) csv: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,8 @@
 //! robolog list channels|schemas|chunks|attachments|metadata FILE; robolog du FILE
 //! robolog get|add attachment|metadata FILE …       extra records read out or added
 //! robolog completions SHELL                        a shell completion script
+//! robolog export IN... OUT_DIR [--format parquet|arrow] [selection]  one file per topic
+//! robolog sql "SELECT ..." IN... [--json|--csv]   SQL over logs (DataFusion)
 //! robolog msg md5|hash|show|check PATH... [--type pkg/Type] [--ros2 [--distro DISTRO]]
 //! ```
 //!
@@ -38,6 +40,7 @@ mod cat;
 mod check;
 mod cli;
 mod convert;
+mod export;
 mod failure;
 mod filter;
 mod info;
@@ -52,6 +55,7 @@ mod report;
 mod selection;
 mod signals;
 mod size;
+mod sql;
 mod table;
 mod time;
 
@@ -122,6 +126,8 @@ fn run(command: &Command, out: &mut dyn Write) -> Result<Outcome, Failure> {
         Command::Du(args) => list::run_du(args, out),
         Command::Get(command) => records::run_get(command, out),
         Command::Add(command) => records::run_add(command, out),
+        Command::Export(args) => export::run(args, out),
+        Command::Sql(args) => sql::run(args, out),
         Command::Msg(command) => msg::run(command, out),
         Command::Completions(args) => {
             use clap::CommandFactory;

@@ -500,6 +500,54 @@ fn compile_cdr(schema: &Schema, hash: Option<&str>) -> Compiled<robolog_cdr::Pla
         .map_err(|e| e.to_string())
 }
 
+/// The definitions a `cdr` channel's messages are decoded with (see [`Decoder`]): a registry
+/// holding the channel's type and every type it uses, and the type's name. For tools that
+/// derive something else from the definition (columns, say) and must agree with the decoder.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use std::sync::Arc;
+/// use robolog::{Bytes, Channel, Schema};
+///
+/// // Recorded without a definition: the bundled standard one.
+/// let channel = Channel {
+///     id: 1,
+///     topic: "/chatter".into(),
+///     message_encoding: "cdr".into(),
+///     schema: Some(Arc::new(Schema {
+///         id: 1,
+///         name: "std_msgs/msg/String".into(),
+///         encoding: "".into(),
+///         data: Bytes::new(),
+///     })),
+///     metadata: BTreeMap::new(),
+/// };
+/// let (registry, name) = robolog::cdr_definitions(&channel)?;
+/// assert_eq!(registry.require(&name)?.fields[0].name, "data");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "cdr")]
+pub fn cdr_definitions(
+    channel: &Channel,
+) -> Result<(robolog_msg::Registry, robolog_msg::TypeName), DecodeError> {
+    let Some(schema) = &channel.schema else {
+        return Err(not_decodable(channel));
+    };
+    if channel.message_encoding != CDR
+        || !matches!(schema.encoding.as_str(), ROS2MSG | ROS2IDL | "" | "unknown")
+    {
+        return Err(not_decodable(channel));
+    }
+    let hash = channel.metadata.get(TOPIC_TYPE_HASH).map(String::as_str);
+    let (mut registry, name) =
+        cdr_registry(schema, hash).map_err(|reason| schema_error(channel, schema, reason))?;
+    // The decoder's plan adds the builtin types a definition leaves out; so must this.
+    if registry.dependencies(&name).is_err() {
+        registry.add_ros2_builtins();
+    }
+    Ok((registry, name))
+}
+
 /// The ROS 2 definitions of a `cdr` channel's type (and the type): its `ros2msg` or `ros2idl`
 /// schema, with what the schema lacks taken from the bundled standard interfaces; for a schema
 /// without a definition (encoding `""` or `unknown`), the standard definition (see

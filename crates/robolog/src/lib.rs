@@ -116,6 +116,7 @@ mod log;
 mod mcap_log;
 #[cfg(feature = "mcap")]
 mod mcap_writer;
+mod merged;
 #[cfg(feature = "migrate")]
 pub mod migrate;
 #[cfg(not(feature = "migrate"))]
@@ -147,7 +148,7 @@ pub use convert::{
     merge,
 };
 #[cfg(feature = "cdr")]
-pub use decode::CdrMessage;
+pub use decode::{CdrMessage, cdr_definitions};
 #[cfg(feature = "ros1")]
 pub use decode::Ros1Message;
 pub use decode::{DecodeError, Decoded, Decoder};
@@ -156,6 +157,7 @@ pub use format::Format;
 pub use log::{Log, Messages, NegativeTimes, OpenOptions, Query, is_url, open, open_bytes};
 #[cfg(feature = "mcap")]
 pub use mcap_writer::McapWriter;
+pub use merged::MergedMessages;
 pub use model::{Attachment, Channel, Message, Metadata, Schema};
 pub use output_settings::{Compression, CompressionMode, OutputSettings, SettingsError, Storage};
 pub use problem::{Problem, ProblemKind, Severity};

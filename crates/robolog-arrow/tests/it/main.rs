@@ -1,0 +1,10 @@
+//! The integration tests of robolog-arrow: one module per subject, all in this one test binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod export;
+mod interop;
+mod layout;
+mod sql;
+mod support;
+mod values;
