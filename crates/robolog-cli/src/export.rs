@@ -10,7 +10,7 @@ use robolog_arrow::{Error, ExportFormat, ExportOptions, ExportReport};
 use crate::cli::{ExportArgs, ExportFormatArg};
 use crate::failure::{Failure, Outcome, display_path};
 use crate::progress::Bar;
-use crate::selection::{warn, warn_problems, warn_unmatched};
+use crate::report::{report_problems, warn, warn_unmatched};
 use crate::size::human_bytes;
 use crate::table::Table;
 
@@ -36,8 +36,9 @@ pub(crate) fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<Outcome, Fai
         .iter()
         .map(|path| robolog::open(path).map_err(|e| Failure::open(e, path)))
         .collect::<Result<Vec<Log>, _>>()?;
+    let mut damaged = false;
     for (path, log) in inputs.iter().zip(&logs) {
-        warn_problems(log.problems(), path);
+        damaged |= report_problems(log.problems(), path);
     }
     let format = match args.format {
         ExportFormatArg::Parquet => ExportFormat::Parquet,
@@ -65,7 +66,9 @@ pub(crate) fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<Outcome, Fai
     if report.messages == 0 {
         warn("no message was exported");
     }
-    Ok(Outcome::Ok)
+    // What opening found damaged (a cut chunk, say) is reported above: the files hold what
+    // could be read, and the exit status says that some could not.
+    Ok(if damaged { Outcome::Problems } else { Outcome::Ok })
 }
 
 fn failure(error: Error, inputs: &[std::path::PathBuf]) -> Failure {

@@ -93,7 +93,7 @@ fn sql_errors_are_one_line() {
 /// `ruin(channel, start, end)` holds are overwritten, so that decompressing any of them fails.
 /// Returns the file's bytes, the first log time, and how many chunks were spared.
 fn two_topics_with_ruined_chunks(ruin: impl Fn(&str, u64, u64) -> bool) -> (Vec<u8>, u64, usize) {
-    use robolog::mcap::{Compression, McapReader, Message, ReadOptions, WriteOptions, Writer};
+    use robolog::mcap::{Compression, McapReader, Message, WriteOptions, Writer};
 
     let start = 1_700_000_000_000_000_000u64;
     let options = WriteOptions::default()
@@ -114,7 +114,7 @@ fn two_topics_with_ruined_chunks(ruin: impl Fn(&str, u64, u64) -> bool) -> (Vec<
         }
     }
     let mut data = writer.finish().unwrap();
-    let reader = McapReader::with_options(robolog::Bytes::from(data.clone()), ReadOptions::default()).unwrap();
+    let reader = McapReader::open(data.clone()).unwrap();
     let chunks = reader.summary().chunk_indexes.clone();
     assert!(chunks.len() > 50, "{}", chunks.len());
     let mut spared = 0;
