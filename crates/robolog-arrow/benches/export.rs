@@ -58,8 +58,12 @@ const IMU_DEFINITION: &str = include_str!("../../../testdata/msg/sensor_msgs_Imu
 
 fn imu_ros1(path: &Path) {
     let mut w = writer(1 << 20);
-    let schema = w.register_schema("sensor_msgs/Imu", "ros1msg", IMU_DEFINITION.as_bytes()).unwrap();
-    let channel = w.register_channel("/imu", "ros1", schema, Default::default()).unwrap();
+    let schema = w
+        .register_schema("sensor_msgs/Imu", "ros1msg", IMU_DEFINITION.as_bytes())
+        .unwrap();
+    let channel = w
+        .register_channel("/imu", "ros1", schema, Default::default())
+        .unwrap();
     let mut noise = Noise(0x9E37_79B9_7F4A_7C15);
     let mut data = Vec::new();
     for i in 0..IMU_COUNT {
@@ -73,13 +77,25 @@ fn imu_ros1(path: &Path) {
         for _ in 0..4 + 9 + 3 + 9 + 3 + 9 {
             data.extend_from_slice(&noise.next().to_le_bytes());
         }
-        w.write_message(&Message { channel_id: channel, sequence: i as u32, log_time: t, publish_time: t, data: &data })
-            .unwrap();
+        w.write_message(&Message {
+            channel_id: channel,
+            sequence: i as u32,
+            log_time: t,
+            publish_time: t,
+            data: &data,
+        })
+        .unwrap();
     }
     std::fs::write(path, w.finish().unwrap()).unwrap();
 }
 
-fn field(name: &str, number: i32, ty: Type, label: Label, type_name: Option<&str>) -> FieldDescriptorProto {
+fn field(
+    name: &str,
+    number: i32,
+    ty: Type,
+    label: Label,
+    type_name: Option<&str>,
+) -> FieldDescriptorProto {
     FieldDescriptorProto {
         name: Some(name.into()),
         number: Some(number),
@@ -93,7 +109,8 @@ fn field(name: &str, number: i32, ty: Type, label: Label, type_name: Option<&str
 fn imu_descriptor_set() -> Vec<u8> {
     let double = |name: &str, n| field(name, n, Type::Double, Label::Optional, None);
     let repeated = |name: &str, n| field(name, n, Type::Double, Label::Repeated, None);
-    let message = |name: &str, n, ty: &str| field(name, n, Type::Message, Label::Optional, Some(ty));
+    let message =
+        |name: &str, n, ty: &str| field(name, n, Type::Message, Label::Optional, Some(ty));
     let file = FileDescriptorProto {
         name: Some("bench/imu.proto".into()),
         package: Some("bench".into()),
@@ -106,7 +123,12 @@ fn imu_descriptor_set() -> Vec<u8> {
             },
             DescriptorProto {
                 name: Some("Quaternion".into()),
-                field: vec![double("x", 1), double("y", 2), double("z", 3), double("w", 4)],
+                field: vec![
+                    double("x", 1),
+                    double("y", 2),
+                    double("z", 3),
+                    double("w", 4),
+                ],
                 ..Default::default()
             },
             DescriptorProto {
@@ -138,7 +160,9 @@ fn imu_protobuf(path: &Path) {
     let quaternion = pool.get_message_by_name("bench.Quaternion").unwrap();
     let mut w = writer(1 << 20);
     let schema = w.register_schema("bench.Imu", "protobuf", &set).unwrap();
-    let channel = w.register_channel("/imu", "protobuf", schema, Default::default()).unwrap();
+    let channel = w
+        .register_channel("/imu", "protobuf", schema, Default::default())
+        .unwrap();
     let mut noise = Noise(0x9E37_79B9_7F4A_7C15);
     for i in 0..IMU_COUNT {
         let t = START + i * 1_000_000;
@@ -159,31 +183,48 @@ fn imu_protobuf(path: &Path) {
             }
             vectors.push(v);
         }
-        let covariance = |noise: &mut Noise| Value::List((0..9).map(|_| Value::F64(noise.next())).collect());
+        let covariance =
+            |noise: &mut Noise| Value::List((0..9).map(|_| Value::F64(noise.next())).collect());
         m.set_field_by_name("orientation_covariance", covariance(&mut noise));
         m.set_field_by_name("angular_velocity", Value::Message(vectors.remove(0)));
         m.set_field_by_name("angular_velocity_covariance", covariance(&mut noise));
         m.set_field_by_name("linear_acceleration", Value::Message(vectors.remove(0)));
         m.set_field_by_name("linear_acceleration_covariance", covariance(&mut noise));
         let data = m.encode_to_vec();
-        w.write_message(&Message { channel_id: channel, sequence: i as u32, log_time: t, publish_time: t, data: &data })
-            .unwrap();
+        w.write_message(&Message {
+            channel_id: channel,
+            sequence: i as u32,
+            log_time: t,
+            publish_time: t,
+            data: &data,
+        })
+        .unwrap();
     }
     std::fs::write(path, w.finish().unwrap()).unwrap();
 }
 
 fn samples(path: &Path, seconds: u64) {
     let mut w = writer(4096);
-    let schema = w.register_schema("bench/Sample", "ros1msg", b"float64 x\nuint32 i\n").unwrap();
-    let channel = w.register_channel("/sample", "ros1", schema, Default::default()).unwrap();
+    let schema = w
+        .register_schema("bench/Sample", "ros1msg", b"float64 x\nuint32 i\n")
+        .unwrap();
+    let channel = w
+        .register_channel("/sample", "ros1", schema, Default::default())
+        .unwrap();
     let mut data = Vec::new();
     for i in 0..seconds * 100 {
         let t = START + i * 10_000_000;
         data.clear();
         data.extend_from_slice(&(i as f64).to_le_bytes());
         data.extend_from_slice(&(i as u32).to_le_bytes());
-        w.write_message(&Message { channel_id: channel, sequence: i as u32, log_time: t, publish_time: t, data: &data })
-            .unwrap();
+        w.write_message(&Message {
+            channel_id: channel,
+            sequence: i as u32,
+            log_time: t,
+            publish_time: t,
+            data: &data,
+        })
+        .unwrap();
     }
     std::fs::write(path, w.finish().unwrap()).unwrap();
 }
@@ -212,7 +253,9 @@ fn decode_all(path: &Path) -> u64 {
                 let schema = message.channel.schema.as_ref().unwrap();
                 let pool = DescriptorPool::decode(schema.data.as_ref()).unwrap();
                 let descriptor = pool.get_message_by_name(&schema.name).unwrap();
-                std::hint::black_box(DynamicMessage::decode(descriptor, message.data.as_ref()).unwrap());
+                std::hint::black_box(
+                    DynamicMessage::decode(descriptor, message.data.as_ref()).unwrap(),
+                );
             }
             _ => {
                 std::hint::black_box(decoder.decode(&message).unwrap());
@@ -231,7 +274,9 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("imu");
     group.sample_size(10);
-    group.bench_function("decode/ros1", |b| b.iter(|| assert_eq!(decode_all(&ros1), IMU_COUNT)));
+    group.bench_function("decode/ros1", |b| {
+        b.iter(|| assert_eq!(decode_all(&ros1), IMU_COUNT))
+    });
     group.bench_function("export/ros1", |b| {
         b.iter(|| {
             let log = robolog::open(&ros1).unwrap();

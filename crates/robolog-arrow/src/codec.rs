@@ -63,12 +63,14 @@ impl Codec {
                 let text = schema
                     .text()
                     .ok_or_else(|| schema_error("the definition is not UTF-8".into()))?;
-                let plan = Plan::from_bundle(&schema.name, text).map_err(|e| schema_error(e.to_string()))?;
-                let name = TypeName::parse(&schema.name).map_err(|e| schema_error(e.to_string()))?;
+                let plan = Plan::from_bundle(&schema.name, text)
+                    .map_err(|e| schema_error(e.to_string()))?;
+                let name =
+                    TypeName::parse(&schema.name).map_err(|e| schema_error(e.to_string()))?;
                 let registry = Registry::from_bundle(&name, text, Dialect::Ros1)
                     .map_err(|e| schema_error(e.to_string()))?;
-                let members =
-                    crate::ros::message_members(&registry, &name, Dialect::Ros1).map_err(schema_error)?;
+                let members = crate::ros::message_members(&registry, &name, Dialect::Ros1)
+                    .map_err(schema_error)?;
                 Ok(Described {
                     codec: Codec::Ros1(Ros1Codec::new(Arc::new(plan))),
                     members,
@@ -104,7 +106,11 @@ impl Codec {
             PROTOBUF => {
                 let schema = schema
                     .filter(|s| s.encoding == PROTOBUF && !s.data.is_empty())
-                    .ok_or_else(|| not_decodable("the channel has no protobuf descriptor set (BDDF stores none)"))?;
+                    .ok_or_else(|| {
+                        not_decodable(
+                            "the channel has no protobuf descriptor set (BDDF stores none)",
+                        )
+                    })?;
                 let (codec, members) =
                     ProtobufCodec::new(&schema.name, &schema.data).map_err(schema_error)?;
                 Ok(Described {

@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use arrow::array::{
-    ArrayBuilder, ArrayRef, BinaryBuilder, BooleanBufferBuilder, FixedSizeBinaryBuilder, FixedSizeListArray,
-    ListArray, MapArray, NullBufferBuilder, PrimitiveArray, StringBuilder, StructArray,
-    new_empty_array,
+    ArrayBuilder, ArrayRef, BinaryBuilder, BooleanBufferBuilder, FixedSizeBinaryBuilder,
+    FixedSizeListArray, ListArray, MapArray, NullBufferBuilder, PrimitiveArray, StringBuilder,
+    StructArray, new_empty_array,
 };
 use arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{
@@ -63,7 +63,12 @@ pub(crate) struct Member {
 }
 
 impl Member {
-    pub(crate) fn new(name: impl Into<String>, shape: Shape, nullable: bool, source: usize) -> Self {
+    pub(crate) fn new(
+        name: impl Into<String>,
+        shape: Shape,
+        nullable: bool,
+        source: usize,
+    ) -> Self {
         Member {
             name: name.into(),
             shape,
@@ -106,7 +111,9 @@ impl Shape {
             Shape::FixedList(item, n) => {
                 DataType::FixedSizeList(Arc::new(Field::new(ITEM, item.data_type(), false)), *n)
             }
-            Shape::Map(key, value, nullable) => DataType::Map(map_entries(key, value, *nullable), false),
+            Shape::Map(key, value, nullable) => {
+                DataType::Map(map_entries(key, value, *nullable), false)
+            }
         }
     }
 }
@@ -223,7 +230,10 @@ impl Columns {
 
     fn finish_node(&mut self, index: usize) -> Result<ArrayRef, Error> {
         let data_type = self.nodes[index].data_type.clone();
-        let nulls = self.nodes[index].nulls.as_mut().and_then(NullBufferBuilder::finish);
+        let nulls = self.nodes[index]
+            .nulls
+            .as_mut()
+            .and_then(NullBufferBuilder::finish);
         let array: ArrayRef = match &mut self.nodes[index].values {
             Values::Bool(b) => Arc::new(arrow::array::BooleanArray::new(b.finish(), nulls)),
             Values::Int8(c) => c.finish(nulls),
@@ -427,7 +437,10 @@ impl Columns {
 }
 
 /// Replaces the validity of an array its builder made (always valid) by `nulls`.
-fn with_nulls(array: ArrayRef, nulls: Option<arrow::buffer::NullBuffer>) -> Result<ArrayRef, Error> {
+fn with_nulls(
+    array: ArrayRef,
+    nulls: Option<arrow::buffer::NullBuffer>,
+) -> Result<ArrayRef, Error> {
     if nulls.is_none() {
         return Ok(array);
     }

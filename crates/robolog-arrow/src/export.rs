@@ -245,7 +245,11 @@ struct Topic {
 /// assert!(out.path().join("imu.parquet").exists());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn export(logs: &[&Log], out_dir: &Path, mut options: ExportOptions<'_>) -> Result<ExportReport> {
+pub fn export(
+    logs: &[&Log],
+    out_dir: &Path,
+    mut options: ExportOptions<'_>,
+) -> Result<ExportReport> {
     let mut report = ExportReport::default();
     // Channels by topic, in the order topics first appear.
     let mut topics: Vec<Topic> = Vec::new();
@@ -294,7 +298,11 @@ pub fn export(logs: &[&Log], out_dir: &Path, mut options: ExportOptions<'_>) -> 
     let total = options
         .filter
         .is_everything()
-        .then(|| logs.iter().map(|l| l.summary().map(|s| s.message_count)).sum::<robolog::Result<u64>>())
+        .then(|| {
+            logs.iter()
+                .map(|l| l.summary().map(|s| s.message_count))
+                .sum::<robolog::Result<u64>>()
+        })
         .transpose()?;
     let settings = Settings {
         format: options.format,
@@ -310,7 +318,17 @@ pub fn export(logs: &[&Log], out_dir: &Path, mut options: ExportOptions<'_>) -> 
     };
     let (decoded, written) = std::thread::scope(|scope| {
         let writer = scope.spawn(|| write_all(receiver, &layouts, &settings));
-        let decoded = decode_all(logs, &options.filter, &mut topics, &by_channel, &sender, options.batch_rows, options.batch_bytes, &mut progress, &mut options.progress);
+        let decoded = decode_all(
+            logs,
+            &options.filter,
+            &mut topics,
+            &by_channel,
+            &sender,
+            options.batch_rows,
+            options.batch_bytes,
+            &mut progress,
+            &mut options.progress,
+        );
         drop(sender);
         let written = writer
             .join()
@@ -379,7 +397,9 @@ fn decode_all(
         let builder = &mut topics[index].builder;
         builder.push(&message)?;
         if builder.len() >= batch_rows || builder.data_bytes() >= batch_bytes {
-            sender.send((index, builder.finish()?)).map_err(|_| closed())?;
+            sender
+                .send((index, builder.finish()?))
+                .map_err(|_| closed())?;
         }
         progress.messages += 1;
         if progress.messages.is_multiple_of(PROGRESS_EVERY)
@@ -477,11 +497,16 @@ fn write_all(
         let count = parts.len();
         let mut topic_files = Vec::with_capacity(count);
         for (number, (file, rows)) in parts.into_iter().enumerate() {
-            let path = settings.out_dir.join(final_name(layout.topic(), settings.format, number, count));
+            let path =
+                settings
+                    .out_dir
+                    .join(final_name(layout.topic(), settings.format, number, count));
             let committed = file.target().to_path_buf();
             file.commit().map_err(|e| Error::io(&committed, e))?;
             std::fs::rename(&committed, &path).map_err(|e| Error::io(&path, e))?;
-            let bytes = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?.len();
+            let bytes = std::fs::metadata(&path)
+                .map_err(|e| Error::io(&path, e))?
+                .len();
             topic_files.push(ExportedFile {
                 topic: layout.topic().to_owned(),
                 path,
@@ -496,7 +521,12 @@ fn write_all(
 
 /// Where a part is committed first: a hidden name, renamed to its final name once the number
 /// of parts is known.
-fn temp_target(out_dir: &Path, layout: &TopicLayout, format: ExportFormat, number: usize) -> PathBuf {
+fn temp_target(
+    out_dir: &Path,
+    layout: &TopicLayout,
+    format: ExportFormat,
+    number: usize,
+) -> PathBuf {
     out_dir.join(format!(
         ".{}.part-{number:05}.{}.partial",
         topic_file_stem(layout.topic()),
@@ -529,7 +559,11 @@ fn open_part(layout: &TopicLayout, settings: &Settings, number: usize) -> Result
                 .set_statistics_enabled(EnabledStatistics::Page)
                 .set_key_value_metadata(Some(sorted(metadata)))
                 .build();
-            PartWriter::Parquet(ArrowWriter::try_new(file, layout.schema().clone(), Some(properties))?)
+            PartWriter::Parquet(ArrowWriter::try_new(
+                file,
+                layout.schema().clone(),
+                Some(properties),
+            )?)
         }
         ExportFormat::ArrowIpc => {
             let schema = layout
@@ -593,7 +627,9 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            (0..6).map(|i| format!("tf.part-{i:05}.parquet")).collect::<Vec<_>>()
+            (0..6)
+                .map(|i| format!("tf.part-{i:05}.parquet"))
+                .collect::<Vec<_>>()
         );
         let rows: Vec<u64> = report.files.iter().map(|f| f.rows).collect();
         assert_eq!(rows, [500, 500, 500, 500, 500, 188]);

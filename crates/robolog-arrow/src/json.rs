@@ -163,7 +163,9 @@ fn shape(root: &Ordered, schema: &Ordered, depth: usize) -> Shape {
             _ => Shape::Utf8,
         },
         "array" => match schema.get("items") {
-            Some(items @ Ordered::Object(_)) => Shape::List(Box::new(shape(root, items, depth + 1)), true),
+            Some(items @ Ordered::Object(_)) => {
+                Shape::List(Box::new(shape(root, items, depth + 1)), true)
+            }
             _ => Shape::Utf8,
         },
         // "string", "null" and unknown types: the text (JSON text for non-strings).
@@ -200,7 +202,9 @@ fn check(shape: &Shape, value: &Json) -> Result<(), String> {
         (Shape::Prim(Prim::Int64), Json::Number(n)) => n.as_i64().is_some() || is_integral(n),
         (Shape::Prim(Prim::Float64), Json::Number(_)) => true,
         (Shape::Prim(Prim::Bool), Json::Bool(_)) => true,
-        (Shape::Binary, Json::String(s)) => base64::engine::general_purpose::STANDARD.decode(s).is_ok(),
+        (Shape::Binary, Json::String(s)) => {
+            base64::engine::general_purpose::STANDARD.decode(s).is_ok()
+        }
         (Shape::Utf8, _) => true,
         (Shape::Struct(members), Json::Object(map)) => {
             for member in members {
@@ -221,7 +225,10 @@ fn check(shape: &Shape, value: &Json) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("{value} does not match the schema ({})", shape_name(shape)))
+        Err(format!(
+            "{value} does not match the schema ({})",
+            shape_name(shape)
+        ))
     }
 }
 
@@ -242,7 +249,12 @@ fn shape_name(shape: &Shape) -> &'static str {
     }
 }
 
-fn append_value(columns: &mut Columns, node: usize, shape: &Shape, value: Option<&Json>) -> Result<(), String> {
+fn append_value(
+    columns: &mut Columns,
+    node: usize,
+    shape: &Shape,
+    value: Option<&Json>,
+) -> Result<(), String> {
     let Some(value) = value.filter(|v| !v.is_null()) else {
         columns.append_null(node);
         return Ok(());
@@ -288,7 +300,12 @@ fn append_value(columns: &mut Columns, node: usize, shape: &Shape, value: Option
         }
         (Values::Utf8(b), Json::String(s)) => b.append_value(s),
         (Values::Utf8(b), other) => b.append_value(other.to_string()),
-        (_, other) => return Err(format!("{other} does not match the schema ({})", shape_name(shape))),
+        (_, other) => {
+            return Err(format!(
+                "{other} does not match the schema ({})",
+                shape_name(shape)
+            ));
+        }
     }
     Ok(())
 }

@@ -37,7 +37,9 @@ pub fn write_json_lines(batches: &[RecordBatch], mut out: impl Write) -> Result<
             for (field, column) in schema.fields().iter().zip(batch.columns()) {
                 object.insert(field.name().clone(), value(column.as_ref(), row)?);
             }
-            serde_json::to_writer(&mut out, &object).map_err(std::io::Error::other).map_err(io)?;
+            serde_json::to_writer(&mut out, &object)
+                .map_err(std::io::Error::other)
+                .map_err(io)?;
             out.write_all(b"\n").map_err(io)?;
         }
     }
@@ -118,7 +120,10 @@ fn value(array: &dyn Array, row: usize) -> Result<Json> {
         DataType::Map(..) => {
             let entries = array.as_map().value(row);
             let (keys, values) = (entries.column(0), entries.column(1));
-            let string_keys = matches!(keys.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+            let string_keys = matches!(
+                keys.data_type(),
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            );
             if string_keys {
                 let mut object = serde_json::Map::new();
                 for i in 0..entries.len() {
@@ -132,7 +137,10 @@ fn value(array: &dyn Array, row: usize) -> Result<Json> {
             } else {
                 let mut pairs = Vec::with_capacity(entries.len());
                 for i in 0..entries.len() {
-                    pairs.push(Json::Array(vec![value(keys.as_ref(), i)?, value(values.as_ref(), i)?]));
+                    pairs.push(Json::Array(vec![
+                        value(keys.as_ref(), i)?,
+                        value(values.as_ref(), i)?,
+                    ]));
                 }
                 Json::Array(pairs)
             }

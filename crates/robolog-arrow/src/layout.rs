@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, NullBufferBuilder, RecordBatch, RecordBatchOptions, TimestampNanosecondArray};
+use arrow::array::{
+    ArrayRef, NullBufferBuilder, RecordBatch, RecordBatchOptions, TimestampNanosecondArray,
+};
 use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use robolog::{Channel, Message};
@@ -102,7 +104,10 @@ impl TopicLayout {
         fields.extend(members.iter().map(Member::field));
         let mut metadata = HashMap::new();
         metadata.insert(META_TOPIC.to_owned(), channel.topic.clone());
-        metadata.insert(META_MESSAGE_ENCODING.to_owned(), channel.message_encoding.clone());
+        metadata.insert(
+            META_MESSAGE_ENCODING.to_owned(),
+            channel.message_encoding.clone(),
+        );
         if let Some(schema) = &channel.schema {
             metadata.insert(META_SCHEMA_NAME.to_owned(), schema.name.clone());
             metadata.insert(META_SCHEMA_ENCODING.to_owned(), schema.encoding.clone());
@@ -188,7 +193,9 @@ impl TopicLayout {
             None => (0..width).collect(),
         };
         if let Some(bad) = projection.iter().find(|i| **i >= width) {
-            return Err(Error::Internal(format!("column {bad} of {width} projected")));
+            return Err(Error::Internal(format!(
+                "column {bad} of {width} projected"
+            )));
         }
         let schema = Arc::new(self.inner.schema.project(&projection)?);
         let members: Vec<Member> = projection
@@ -319,8 +326,11 @@ impl BatchBuilder {
         let rows = std::mem::take(&mut self.rows);
         self.bytes = 0;
         let log_time: ArrayRef = Arc::new(
-            TimestampNanosecondArray::new(ScalarBuffer::from(std::mem::take(&mut self.log_time)), None)
-                .with_timezone("UTC"),
+            TimestampNanosecondArray::new(
+                ScalarBuffer::from(std::mem::take(&mut self.log_time)),
+                None,
+            )
+            .with_timezone("UTC"),
         );
         let publish_time: ArrayRef = Arc::new(
             TimestampNanosecondArray::new(
@@ -341,6 +351,10 @@ impl BatchBuilder {
             });
         }
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        Ok(RecordBatch::try_new_with_options(self.schema.clone(), arrays, &options)?)
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            arrays,
+            &options,
+        )?)
     }
 }

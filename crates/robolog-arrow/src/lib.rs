@@ -96,7 +96,8 @@ pub mod sql;
 
 pub use error::{Error, Result};
 pub use export::{
-    ExportFormat, ExportOptions, ExportProgress, ExportReport, ExportedFile, export, topic_file_stem,
+    ExportFormat, ExportOptions, ExportProgress, ExportReport, ExportedFile, export,
+    topic_file_stem,
 };
 pub use json_lines::write_json_lines;
 pub use layout::{

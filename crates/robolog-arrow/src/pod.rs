@@ -56,14 +56,21 @@ impl PodCodec {
             .collect::<Result<_, _>>()?;
         let per_sample = dimensions
             .iter()
-            .try_fold(1u64, |acc, d| acc.checked_mul(*d).filter(|n| *n <= MAX_SAMPLE_ELEMENTS))
+            .try_fold(1u64, |acc, d| {
+                acc.checked_mul(*d).filter(|n| *n <= MAX_SAMPLE_ELEMENTS)
+            })
             .ok_or_else(|| "the POD sample has too many elements".to_owned())?;
         let mut sample = Shape::Prim(prim);
         for d in dimensions.iter().rev() {
             // Bounded above by MAX_SAMPLE_ELEMENTS.
             sample = Shape::FixedList(Box::new(sample), *d as i32);
         }
-        let members = vec![Member::new("samples", Shape::List(Box::new(sample), false), false, 0)];
+        let members = vec![Member::new(
+            "samples",
+            Shape::List(Box::new(sample), false),
+            false,
+            0,
+        )];
         Ok((
             PodCodec {
                 prim,

@@ -9,8 +9,8 @@
 //! default, as protobuf defines. Recursive message types have no column layout and are refused.
 
 use prost_reflect::{
-    DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, ReflectMessage,
-    Value as Pb,
+    DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor,
+    ReflectMessage, Value as Pb,
 };
 
 use crate::column::{Columns, Member, Prim, Shape, Values};
@@ -38,7 +38,8 @@ impl ProtobufCodec {
     }
 
     pub(crate) fn append(&self, data: &[u8], columns: &mut Columns) -> Result<(), String> {
-        let message = DynamicMessage::decode(self.descriptor.clone(), data).map_err(|e| e.to_string())?;
+        let message =
+            DynamicMessage::decode(self.descriptor.clone(), data).map_err(|e| e.to_string())?;
         for k in 0..columns.top.len() {
             let node = columns.top[k];
             let member = &columns.members()[k];
@@ -133,15 +134,21 @@ fn append_field(
     append_value(columns, node, shape, &value)
 }
 
-fn append_value(columns: &mut Columns, node: usize, shape: &Shape, value: &Pb) -> Result<(), String> {
+fn append_value(
+    columns: &mut Columns,
+    node: usize,
+    shape: &Shape,
+    value: &Pb,
+) -> Result<(), String> {
     match (shape, value) {
         (Shape::Struct(members), Pb::Message(message)) => {
             columns.open(node);
             let descriptor = message.descriptor();
             for (k, member) in members.iter().enumerate() {
-                let (Some(child), Some(field)) =
-                    (columns.child(node, k), descriptor.fields().nth(member.source))
-                else {
+                let (Some(child), Some(field)) = (
+                    columns.child(node, k),
+                    descriptor.fields().nth(member.source),
+                ) else {
                     return Err("a struct column lost a child".to_owned());
                 };
                 append_field(columns, child.node, &member.shape, message, &field)?;
@@ -157,7 +164,8 @@ fn append_value(columns: &mut Columns, node: usize, shape: &Shape, value: &Pb) -
         }
         (Shape::Map(key_shape, value_shape, _), Pb::Map(map)) => {
             let entries = columns.item(node).ok_or("a map column lost its entries")?;
-            let (Some(key), Some(val)) = (columns.child(entries, 0), columns.child(entries, 1)) else {
+            let (Some(key), Some(val)) = (columns.child(entries, 0), columns.child(entries, 1))
+            else {
                 return Err("a map column lost its keys or values".to_owned());
             };
             let mut pairs: Vec<(&MapKey, &Pb)> = map.iter().collect();
@@ -188,7 +196,11 @@ fn append_value(columns: &mut Columns, node: usize, shape: &Shape, value: &Pb) -
                 (Values::Bool(b), Pb::Bool(v)) => b.append(*v),
                 (Values::Utf8(b), Pb::String(v)) => b.append_value(v),
                 (Values::Binary(b), Pb::Bytes(v)) => b.append_value(v),
-                _ => return Err(format!("a protobuf value {value:?} does not fit its column")),
+                _ => {
+                    return Err(format!(
+                        "a protobuf value {value:?} does not fit its column"
+                    ));
+                }
             }
             Ok(())
         }

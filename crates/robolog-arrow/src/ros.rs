@@ -51,13 +51,16 @@ fn members(
         let bytes = matches!(element, Shape::Prim(Prim::UInt8 | Prim::Int8))
             && matches!(
                 field.ty.element,
-                ElementType::Primitive(PrimitiveType::UInt8 | PrimitiveType::Byte | PrimitiveType::Char)
+                ElementType::Primitive(
+                    PrimitiveType::UInt8 | PrimitiveType::Byte | PrimitiveType::Char
+                )
             );
         let shape = match field.ty.array {
             ArrayKind::Scalar => element,
             ArrayKind::Fixed(n) => {
-                let n = i32::try_from(n)
-                    .map_err(|_| format!("field {}: {n} elements are too many for Arrow", field.name))?;
+                let n = i32::try_from(n).map_err(|_| {
+                    format!("field {}: {n} elements are too many for Arrow", field.name)
+                })?;
                 if bytes {
                     Shape::FixedBinary(n)
                 } else {
@@ -183,7 +186,11 @@ macro_rules! tree_codec {
             }
 
             /// Appends one message.
-            pub(crate) fn append(&mut self, data: &[u8], columns: &mut Columns) -> Result<(), String> {
+            pub(crate) fn append(
+                &mut self,
+                data: &[u8],
+                columns: &mut Columns,
+            ) -> Result<(), String> {
                 if let Some(leaves) = &self.leaves {
                     let mut failure = None;
                     // Check every leaf first: a message must add to all columns or to none.
@@ -302,7 +309,10 @@ macro_rules! tree_codec {
             item: usize,
             array: PrimitiveArray<'_>,
         ) -> Result<(), String> {
-            fn extend<T: Element>(values: &mut Vec<T>, array: PrimitiveArray<'_>) -> Result<(), String> {
+            fn extend<T: Element>(
+                values: &mut Vec<T>,
+                array: PrimitiveArray<'_>,
+            ) -> Result<(), String> {
                 let elements = array
                     .iter_as::<T>()
                     .ok_or_else(|| format!("a {} array does not fit its column", array.kind()))?;
@@ -311,9 +321,9 @@ macro_rules! tree_codec {
             }
             match &mut columns.nodes[item].values {
                 Values::Bool(b) => {
-                    let elements = array
-                        .iter_as::<bool>()
-                        .ok_or_else(|| format!("a {} array does not fit its column", array.kind()))?;
+                    let elements = array.iter_as::<bool>().ok_or_else(|| {
+                        format!("a {} array does not fit its column", array.kind())
+                    })?;
                     for v in elements {
                         b.append(v);
                     }
@@ -354,7 +364,11 @@ fn append_special(columns: &mut Columns, node: usize, value: Value<'_>) -> Resul
 }
 
 /// ROS 1 times and durations, in arrays.
-fn append_special_elements(columns: &mut Columns, item: usize, array: PrimitiveArray<'_>) -> Result<(), String> {
+fn append_special_elements(
+    columns: &mut Columns,
+    item: usize,
+    array: PrimitiveArray<'_>,
+) -> Result<(), String> {
     match (&columns.nodes[item].values, array.kind()) {
         (Values::Struct(..), PrimitiveKind::Time | PrimitiveKind::Duration) => {
             let empty = Tree::new();
@@ -422,7 +436,9 @@ fn leaf_paths(
             }
             true
         }
-        Shape::List(item, _) | Shape::FixedList(item, _) if !matches!(**item, Shape::Prim(_)) && !is_time_shape(item) => {
+        Shape::List(item, _) | Shape::FixedList(item, _)
+            if !matches!(**item, Shape::Prim(_)) && !is_time_shape(item) =>
+        {
             false
         }
         _ => {
@@ -488,4 +504,3 @@ impl From<i32> for PairValue {
         PairValue::I(v)
     }
 }
-

@@ -57,14 +57,18 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, RecordBatch, StringArray, TimestampNanosecondArray, UInt32Array, UInt64Array};
+use arrow::array::{
+    ArrayRef, RecordBatch, StringArray, TimestampNanosecondArray, UInt32Array, UInt64Array,
+};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::{ScalarValue, TableReference};
 use datafusion::datasource::MemTable;
 use datafusion::execution::TaskContext;
-use datafusion::logical_expr::{BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType};
+use datafusion::logical_expr::{
+    BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
+};
 use datafusion::physical_plan::stream::RecordBatchReceiverStreamBuilder;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
@@ -138,7 +142,11 @@ impl LogTables {
 
     /// Tables over logs opened already (their paths are only used as names in `channels`).
     pub fn from_logs(logs: impl IntoIterator<Item = (PathBuf, Log)>) -> Result<Self> {
-        Self::from_inputs(logs.into_iter().map(|(path, log)| Input { path, log }).collect())
+        Self::from_inputs(
+            logs.into_iter()
+                .map(|(path, log)| Input { path, log })
+                .collect(),
+        )
     }
 
     fn from_inputs(inputs: Vec<Input>) -> Result<Self> {
@@ -233,7 +241,9 @@ impl LogTables {
             Arc::new(UInt64Array::from(count)),
         ];
         let batch = RecordBatch::try_new(schema.clone(), columns)?;
-        Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]]).map_err(df_error)?))
+        Ok(Arc::new(
+            MemTable::try_new(schema, vec![vec![batch]]).map_err(df_error)?,
+        ))
     }
 
     /// Registers every topic table, `messages` and `channels` in `context`. A topic called
@@ -431,8 +441,22 @@ fn time_bound(expr: &Expr, column: &str) -> Option<(u64, u64)> {
         }
         Operator::Gt => Some((below(ns.checked_add(1)?).unwrap_or(0), u64::MAX)),
         Operator::GtEq => Some((below(ns).unwrap_or(0), u64::MAX)),
-        Operator::Lt => Some((0, if ns <= 0 { return Some((1, 0)) } else { below(ns - 1)? })),
-        Operator::LtEq => Some((0, if ns < 0 { return Some((1, 0)) } else { below(ns)? })),
+        Operator::Lt => Some((
+            0,
+            if ns <= 0 {
+                return Some((1, 0));
+            } else {
+                below(ns - 1)?
+            },
+        )),
+        Operator::LtEq => Some((
+            0,
+            if ns < 0 {
+                return Some((1, 0));
+            } else {
+                below(ns)?
+            },
+        )),
         _ => None,
     }
 }
@@ -462,9 +486,7 @@ impl PartitionStream for TopicPartition {
         let input = self.input;
         let filter = self.filter.clone();
         stream.spawn_blocking(move || {
-            let mut builder = layout
-                .batch_builder(projection.as_deref())
-                .map_err(to_df)?;
+            let mut builder = layout.batch_builder(projection.as_deref()).map_err(to_df)?;
             let log = &inputs[input].log;
             let messages = log
                 .messages()
@@ -594,12 +616,21 @@ impl TableProvider for MessagesTable {
 /// The topics a filter on `topic` keeps: `topic = 'x'` or `topic IN ('x', 'y')`.
 fn topic_values(expr: &Expr) -> Option<Vec<String>> {
     let text = |e: &Expr| match e {
-        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)), _) => Some(s.clone()),
+        Expr::Literal(
+            ScalarValue::Utf8(Some(s))
+            | ScalarValue::LargeUtf8(Some(s))
+            | ScalarValue::Utf8View(Some(s)),
+            _,
+        ) => Some(s.clone()),
         _ => None,
     };
     let is_topic = |e: &Expr| matches!(e, Expr::Column(c) if c.name == "topic");
     match expr {
-        Expr::BinaryExpr(BinaryExpr { left, op: Operator::Eq, right }) => {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Eq,
+            right,
+        }) => {
             if is_topic(left) {
                 text(right).map(|t| vec![t])
             } else if is_topic(right) {
@@ -677,7 +708,9 @@ struct MessageRows {
 
 impl fmt::Debug for MessageRows {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MessageRows").field("rows", &self.len()).finish()
+        f.debug_struct("MessageRows")
+            .field("rows", &self.len())
+            .finish()
     }
 }
 
@@ -712,6 +745,10 @@ impl MessageRows {
         ];
         let columns = projection.iter().map(|&i| all[i].clone()).collect();
         let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(len));
-        Ok(RecordBatch::try_new_with_options(schema.clone(), columns, &options)?)
+        Ok(RecordBatch::try_new_with_options(
+            schema.clone(),
+            columns,
+            &options,
+        )?)
     }
 }

@@ -16,7 +16,10 @@ use crate::table::Table;
 
 pub(crate) fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let Some((out_dir, inputs)) = args.paths.split_last() else {
-        return Err(Failure::usage(ErrorKind::MissingRequiredArgument, "expected IN... OUT_DIR"));
+        return Err(Failure::usage(
+            ErrorKind::MissingRequiredArgument,
+            "expected IN... OUT_DIR",
+        ));
     };
     if inputs.is_empty() {
         return Err(Failure::usage(
@@ -68,7 +71,11 @@ pub(crate) fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<Outcome, Fai
     }
     // What opening found damaged (a cut chunk, say) is reported above: the files hold what
     // could be read, and the exit status says that some could not.
-    Ok(if damaged { Outcome::Problems } else { Outcome::Ok })
+    Ok(if damaged {
+        Outcome::Problems
+    } else {
+        Outcome::Ok
+    })
 }
 
 fn failure(error: Error, inputs: &[std::path::PathBuf]) -> Failure {
@@ -92,7 +99,11 @@ fn write_report(
     out_dir: &Path,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let topics = report.files.iter().map(|f| &f.topic).collect::<std::collections::BTreeSet<_>>();
+    let topics = report
+        .files
+        .iter()
+        .map(|f| &f.topic)
+        .collect::<std::collections::BTreeSet<_>>();
     let bytes: u64 = report.files.iter().map(|f| f.bytes).sum();
     writeln!(
         out,
@@ -112,10 +123,10 @@ fn write_report(
     let mut table = Table::new(["topic", "file", "rows", "size"]);
     table.align_right([2, 3]);
     for file in &report.files {
-        let name = file
-            .path
-            .file_name()
-            .map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = file.path.file_name().map_or_else(
+            || file.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         table.row([
             file.topic.clone(),
             name,

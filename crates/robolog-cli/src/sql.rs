@@ -29,7 +29,9 @@ pub(crate) fn run(args: &SqlArgs, out: &mut dyn Write) -> Result<Outcome, Failur
     } else if args.csv {
         let mut writer = WriterBuilder::new().with_header(true).build(&mut *out);
         for batch in &batches {
-            writer.write(batch).map_err(|e| Failure::msg(format!("cannot write CSV: {e}")))?;
+            writer
+                .write(batch)
+                .map_err(|e| Failure::msg(format!("cannot write CSV: {e}")))?;
         }
     } else {
         let table = pretty_format_batches(&batches).map_err(Failure::msg)?;

@@ -147,10 +147,10 @@ pub use convert::{
     ConvertOptions, ConvertReport, InputProblem, Progress, ProgressFn, convert, convert_stream,
     merge,
 };
-#[cfg(feature = "cdr")]
-pub use decode::{CdrMessage, cdr_definitions};
 #[cfg(feature = "ros1")]
 pub use decode::Ros1Message;
+#[cfg(feature = "cdr")]
+pub use decode::{CdrMessage, cdr_definitions};
 pub use decode::{DecodeError, Decoded, Decoder};
 pub use error::{Error, Result};
 pub use format::Format;

@@ -25,9 +25,14 @@ fn parquet_files_carry_the_topic_and_its_definition() {
     let log = robolog::open(testdata::path("bags/generated/ros_comm/ref_bz2.bag")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let report = robolog_arrow::export(&[&log], dir.path(), ExportOptions::new()).unwrap();
-    assert_eq!(files_in(dir.path()), ["chatter.parquet", "custom.parquet", "imu.parquet"]);
+    assert_eq!(
+        files_in(dir.path()),
+        ["chatter.parquet", "custom.parquet", "imu.parquet"]
+    );
     assert_eq!(report.messages, 150);
-    let reader = SerializedFileReader::new(std::fs::File::open(dir.path().join("imu.parquet")).unwrap()).unwrap();
+    let reader =
+        SerializedFileReader::new(std::fs::File::open(dir.path().join("imu.parquet")).unwrap())
+            .unwrap();
     let metadata = reader.metadata().file_metadata();
     let kv: BTreeMap<String, String> = metadata
         .key_value_metadata()
@@ -40,10 +45,16 @@ fn parquet_files_carry_the_topic_and_its_definition() {
     assert_eq!(kv["robolog:schema_encoding"], "ros1msg");
     assert_eq!(kv["robolog:message_encoding"], "ros1");
     let imu = log.channels().iter().find(|c| c.topic == "/imu").unwrap();
-    assert_eq!(kv["robolog:schema"], imu.schema.as_ref().unwrap().text().unwrap());
+    assert_eq!(
+        kv["robolog:schema"],
+        imu.schema.as_ref().unwrap().text().unwrap()
+    );
     assert_eq!(metadata.num_rows(), 50);
     let column = reader.metadata().row_group(0).column(3);
-    assert_eq!(column.compression(), parquet::basic::Compression::ZSTD(Default::default()));
+    assert_eq!(
+        column.compression(),
+        parquet::basic::Compression::ZSTD(Default::default())
+    );
 }
 
 #[test]
@@ -54,14 +65,19 @@ fn several_inputs_are_merged_by_topic_in_log_time_order() {
     let report = robolog_arrow::export(
         &[&b, &a],
         dir.path(),
-        ExportOptions::new().topics(["/chatter"]).time_range(..1_700_000_001_000_000_000),
+        ExportOptions::new()
+            .topics(["/chatter"])
+            .time_range(..1_700_000_001_000_000_000),
     )
     .unwrap();
     // 50 from the bag (2020) and the MCAP's first 33 (before 22:13:21).
     assert_eq!(report.messages, 50 + 33);
     let got = rows(&read_parquet(&dir.path().join("chatter.parquet")));
     assert_eq!(got.len(), 83);
-    let times: Vec<u64> = got.iter().map(|r| r["log_time"].as_u64().unwrap()).collect();
+    let times: Vec<u64> = got
+        .iter()
+        .map(|r| r["log_time"].as_u64().unwrap())
+        .collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
     assert_eq!(got[0]["data"], "hello 0");
     assert_eq!(got[82]["data"], "hello world 97");
@@ -74,12 +90,21 @@ fn arrow_ipc_files_hold_the_same_rows_and_metadata() {
     let report = robolog_arrow::export(
         &[&log],
         dir.path(),
-        ExportOptions::new().format(ExportFormat::ArrowIpc).topics(["/points", "/chatter"]),
+        ExportOptions::new()
+            .format(ExportFormat::ArrowIpc)
+            .topics(["/points", "/chatter"]),
     )
     .unwrap();
     assert_eq!(files_in(dir.path()), ["chatter.arrow", "points.arrow"]);
-    let reader = FileReader::try_new(std::fs::File::open(dir.path().join("points.arrow")).unwrap(), None).unwrap();
-    assert_eq!(reader.schema().metadata()["robolog:schema_encoding"], "jsonschema");
+    let reader = FileReader::try_new(
+        std::fs::File::open(dir.path().join("points.arrow")).unwrap(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        reader.schema().metadata()["robolog:schema_encoding"],
+        "jsonschema"
+    );
     let batches: Vec<_> = reader.map(Result::unwrap).collect();
     let got = rows(&batches);
     assert_eq!(got.len(), 100);
@@ -95,19 +120,34 @@ fn undecodable_channels_are_refused_before_anything_is_written() {
     let out = dir.path().join("out");
     let error = robolog_arrow::export(&[&log], &out, ExportOptions::new()).unwrap_err();
     assert!(matches!(error, Error::NotDecodable { .. }), "{error}");
-    assert!(error.to_string().starts_with("/blob: messages encoded as \"application/octet-stream\""), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("/blob: messages encoded as \"application/octet-stream\""),
+        "{error}"
+    );
     assert!(!out.exists());
-    let report = robolog_arrow::export(&[&log], &out, ExportOptions::new().raw_undecodable(true)).unwrap();
+    let report =
+        robolog_arrow::export(&[&log], &out, ExportOptions::new().raw_undecodable(true)).unwrap();
     assert_eq!(report.raw_topics, ["/blob"]);
-    assert_eq!(files_in(&out), ["blob.parquet", "chatter.parquet", "points.parquet"]);
+    assert_eq!(
+        files_in(&out),
+        ["blob.parquet", "chatter.parquet", "points.parquet"]
+    );
 }
 
 /// An MCAP file whose `/chatter` holds `good` valid messages and then one cut short.
 fn mcap_with_a_bad_message(good: u64) -> Vec<u8> {
     let mut writer = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
-    let schema = writer.register_schema("std_msgs/String", "ros1msg", b"string data\n").unwrap();
-    let channel = writer.register_channel("/chatter", "ros1", schema, Default::default()).unwrap();
-    let other = writer.register_channel("/fine", "ros1", schema, Default::default()).unwrap();
+    let schema = writer
+        .register_schema("std_msgs/String", "ros1msg", b"string data\n")
+        .unwrap();
+    let channel = writer
+        .register_channel("/chatter", "ros1", schema, Default::default())
+        .unwrap();
+    let other = writer
+        .register_channel("/fine", "ros1", schema, Default::default())
+        .unwrap();
     for i in 0..good {
         for id in [channel, other] {
             writer
@@ -142,7 +182,9 @@ fn a_failed_export_leaves_no_file_behind() {
     let out = dir.path().join("out");
     let error = robolog_arrow::export(&[&log], &out, ExportOptions::new()).unwrap_err();
     assert!(
-        error.to_string().starts_with("/chatter: the message at log time 101000 cannot be decoded"),
+        error
+            .to_string()
+            .starts_with("/chatter: the message at log time 101000 cannot be decoded"),
         "{error}"
     );
     assert_eq!(files_in(&out), Vec::<String>::new());

@@ -29,13 +29,20 @@ fn same(theirs: &Value, ours: &Value) -> bool {
                 return true;
             }
             match (a.as_f64(), b.as_f64()) {
-                (Some(x), Some(y)) => x == y || (!a.is_u64() && !a.is_i64() && x as f32 == y as f32),
+                (Some(x), Some(y)) => {
+                    x == y || (!a.is_u64() && !a.is_i64() && x as f32 == y as f32)
+                }
                 _ => false,
             }
         }
-        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
         (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
         }
         _ => theirs == ours,
     }
@@ -54,8 +61,12 @@ fn pyarrow_reads_every_exported_file_value_for_value_and_duckdb_counts_the_rows(
         let log = robolog::open(path).unwrap();
         for format in [ExportFormat::Parquet, ExportFormat::ArrowIpc] {
             let out = dir.path().join(format!("{i}-{}", format.extension()));
-            let report =
-                robolog_arrow::export(&[&log], &out, ExportOptions::new().format(format).raw_undecodable(true)).unwrap();
+            let report = robolog_arrow::export(
+                &[&log],
+                &out,
+                ExportOptions::new().format(format).raw_undecodable(true),
+            )
+            .unwrap();
             for file in report.files {
                 let ours = match format {
                     ExportFormat::Parquet => rows(&read_parquet(&file.path)),
@@ -68,10 +79,14 @@ fn pyarrow_reads_every_exported_file_value_for_value_and_duckdb_counts_the_rows(
         }
     }
     assert!(expected.len() > 100, "{}", expected.len());
-    let script = testdata::workspace_root().join("crates/robolog-arrow/tests/it/interop/read_exports.py");
+    let script =
+        testdata::workspace_root().join("crates/robolog-arrow/tests/it/interop/read_exports.py");
     let refs: Vec<&std::ffi::OsStr> = args.iter().map(OsString::as_os_str).collect();
     let output = interop::run(&python, &script, &refs).unwrap();
-    let seen: Vec<Value> = output.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let seen: Vec<Value> = output
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(seen.len(), expected.len());
     let mut compared = 0;
     for (got, (path, ours)) in seen.iter().zip(&expected) {
@@ -100,7 +115,11 @@ fn duckdb_row(python: &Path, query: &str, file: &Path) -> String {
         .arg(file)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 

@@ -40,10 +40,20 @@ fn list(item: DataType) -> DataType {
 #[test]
 fn ros1_types_become_the_documented_columns() {
     let log = robolog::open(testdata::path("bags/generated/ros_comm/ref_none.bag")).unwrap();
-    let custom = log.channels().iter().find(|c| c.topic == "/custom").unwrap();
+    let custom = log
+        .channels()
+        .iter()
+        .find(|c| c.topic == "/custom")
+        .unwrap();
     let layout = TopicLayout::new(custom).unwrap();
-    let time = structure(vec![req("sec", DataType::UInt32), req("nsec", DataType::UInt32)]);
-    let duration = structure(vec![req("sec", DataType::Int32), req("nsec", DataType::Int32)]);
+    let time = structure(vec![
+        req("sec", DataType::UInt32),
+        req("nsec", DataType::UInt32),
+    ]);
+    let duration = structure(vec![
+        req("sec", DataType::Int32),
+        req("nsec", DataType::Int32),
+    ]);
     let point = structure(vec![
         req("x", DataType::Float64),
         req("y", DataType::Float64),
@@ -74,7 +84,12 @@ fn ros1_types_become_the_documented_columns() {
         req("stamp", time),
         req("dur", duration),
     ];
-    let got: Vec<Field> = layout.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    let got: Vec<Field> = layout
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
     assert_eq!(got, expected);
     assert_eq!(layout.metadata()["robolog:topic"], "/custom");
     assert_eq!(layout.metadata()["robolog:schema_name"], "test_msgs/Custom");
@@ -86,7 +101,12 @@ fn ros1_types_become_the_documented_columns() {
 fn byte_arrays_are_binary_and_empty_messages_are_left_out() {
     let definition = "byte[] signed\nchar[4] tag\nuint8[2] pair\nint8[] numbers\nstd_msgs/Empty nothing\nstd_msgs/Empty[] nothings\nint32 log_time\n\
         ================================================================================\nMSG: std_msgs/Empty\n";
-    let layout = TopicLayout::new(&channel("/t", "ros1", Some(("p/M", "ros1msg", definition.as_bytes())))).unwrap();
+    let layout = TopicLayout::new(&channel(
+        "/t",
+        "ros1",
+        Some(("p/M", "ros1msg", definition.as_bytes())),
+    ))
+    .unwrap();
     let fields: Vec<(String, DataType)> = layout
         .schema()
         .fields()
@@ -109,11 +129,13 @@ fn byte_arrays_are_binary_and_empty_messages_are_left_out() {
 
 #[test]
 fn json_schema_properties_become_nullable_columns_in_schema_order() {
-    let schema = br##"{"type":"object","$defs":{"v":{"type":"object","properties":{"x":{"type":"number"}}}},
+    let schema =
+        br##"{"type":"object","$defs":{"v":{"type":"object","properties":{"x":{"type":"number"}}}},
         "properties":{"z":{"type":"integer"},"a":{"type":["string","null"]},"ok":{"type":"boolean"},
         "raw":{"type":"string","contentEncoding":"base64"},"v":{"$ref":"#/$defs/v"},
         "list":{"type":"array","items":{"type":"number"}},"any":{}}}"##;
-    let layout = TopicLayout::new(&channel("/j", "json", Some(("J", "jsonschema", schema)))).unwrap();
+    let layout =
+        TopicLayout::new(&channel("/j", "json", Some(("J", "jsonschema", schema)))).unwrap();
     let fields: Vec<(String, DataType, bool)> = layout
         .schema()
         .fields()
@@ -147,18 +169,36 @@ fn channels_without_a_usable_schema_are_refused_naming_the_topic() {
     for c in &cases {
         let error = TopicLayout::new(c).unwrap_err();
         assert!(matches!(error, Error::NotDecodable { .. }), "{error}");
-        assert!(error.to_string().starts_with(&format!("{}: ", c.topic)), "{error}");
+        assert!(
+            error.to_string().starts_with(&format!("{}: ", c.topic)),
+            "{error}"
+        );
         let raw = TopicLayout::for_channel(c, true).unwrap();
         assert!(raw.is_raw());
-        let names: Vec<&str> = raw.schema().fields().iter().map(|f| f.name().as_str()).collect();
+        let names: Vec<&str> = raw
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
         assert_eq!(names, ["log_time", "publish_time", "data"]);
     }
     let broken = channel("/bad", "ros1", Some(("p/M", "ros1msg", b"NoSuchType x\n")));
     let error = TopicLayout::new(&broken).unwrap_err();
     assert!(matches!(error, Error::Schema { .. }), "{error}");
-    assert!(error.to_string().starts_with("/bad: the schema \"p/M\""), "{error}");
-    let not_object = channel("/arr", "json", Some(("J", "jsonschema", br#"{"type":"array"}"#)));
-    assert!(matches!(TopicLayout::new(&not_object).unwrap_err(), Error::Schema { .. }));
+    assert!(
+        error.to_string().starts_with("/bad: the schema \"p/M\""),
+        "{error}"
+    );
+    let not_object = channel(
+        "/arr",
+        "json",
+        Some(("J", "jsonschema", br#"{"type":"array"}"#)),
+    );
+    assert!(matches!(
+        TopicLayout::new(&not_object).unwrap_err(),
+        Error::Schema { .. }
+    ));
 }
 
 /// ROS 2 times are the messages they are (`{sec: int32, nanosec: uint32}`), strings UTF-8, and
@@ -166,13 +206,38 @@ fn channels_without_a_usable_schema_are_refused_naming_the_topic() {
 #[test]
 fn ros2_layouts_follow_the_ros2_definitions() {
     let log = robolog::open(testdata::path("rosbag2/mcap-talker")).unwrap();
-    let rosout = log.channels().iter().find(|c| c.topic == "/rosout").unwrap();
+    let rosout = log
+        .channels()
+        .iter()
+        .find(|c| c.topic == "/rosout")
+        .unwrap();
     let layout = TopicLayout::new(rosout).unwrap();
-    let names: Vec<&str> = layout.schema().fields().iter().map(|f| f.name().as_str()).collect();
-    assert_eq!(names, ["log_time", "publish_time", "stamp", "level", "name", "msg", "file", "function", "line"]);
+    let names: Vec<&str> = layout
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "log_time",
+            "publish_time",
+            "stamp",
+            "level",
+            "name",
+            "msg",
+            "file",
+            "function",
+            "line"
+        ]
+    );
     assert_eq!(
         layout.schema().field(2).data_type(),
-        &structure(vec![req("sec", DataType::Int32), req("nanosec", DataType::UInt32)])
+        &structure(vec![
+            req("sec", DataType::Int32),
+            req("nanosec", DataType::UInt32)
+        ])
     );
     assert_eq!(layout.schema().field(3).data_type(), &DataType::UInt8);
     assert_eq!(layout.schema().field(8).data_type(), &DataType::UInt32);
@@ -181,7 +246,13 @@ fn ros2_layouts_follow_the_ros2_definitions() {
 
     // Recorded without a definition: the bundled standard one, as the decoder uses.
     let bare = channel("/chatter", "cdr", Some(("std_msgs/msg/String", "", b"")));
-    let names: Vec<String> = TopicLayout::new(&bare).unwrap().schema().fields().iter().map(|f| f.name().clone()).collect();
+    let names: Vec<String> = TopicLayout::new(&bare)
+        .unwrap()
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
     assert_eq!(names, ["log_time", "publish_time", "data"]);
     let unknown = channel("/x", "cdr", Some(("no_pkg/msg/Nope", "", b"")));
     let error = TopicLayout::new(&unknown).unwrap_err();

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use arrow::array::RecordBatch;
-use robolog::mcap::{McapReader, WriteOptions, Writer};
 use robolog::Decoder;
+use robolog::mcap::{McapReader, WriteOptions, Writer};
 use robolog_arrow::LogTables;
 use robolog_testkit::testdata;
 use serde_json::{Value, json};
@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 use crate::support::rows;
 
 fn query(tables: &LogTables, sql: &str) -> Vec<Value> {
-    let batches: Vec<RecordBatch> = tables.sql_blocking(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let batches: Vec<RecordBatch> = tables
+        .sql_blocking(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
     rows(&batches)
 }
 
@@ -44,7 +46,10 @@ fn counts_and_averages_of_nested_fields_match_the_decoder() {
     }
     assert_eq!(n, 1344);
     assert_eq!(got[0]["n"], n);
-    assert!(close(got[0]["x"].as_f64().unwrap(), sum / n as f64), "{got:?}");
+    assert!(
+        close(got[0]["x"].as_f64().unwrap(), sum / n as f64),
+        "{got:?}"
+    );
     assert!(close(got[0]["theta"].as_f64().unwrap(), theta), "{got:?}");
 
     // A field of a struct inside a list of structs: tf transforms' translations.
@@ -61,13 +66,29 @@ fn counts_and_averages_of_nested_fields_match_the_decoder() {
         };
         let root = m.root();
         for t in root.field("transforms").unwrap().messages().unwrap() {
-            let translation = t.field("transform").unwrap().as_message().unwrap().field("translation").unwrap();
-            sum += translation.as_message().unwrap().field("x").unwrap().value().as_f64().unwrap();
+            let translation = t
+                .field("transform")
+                .unwrap()
+                .as_message()
+                .unwrap()
+                .field("translation")
+                .unwrap();
+            sum += translation
+                .as_message()
+                .unwrap()
+                .field("x")
+                .unwrap()
+                .value()
+                .as_f64()
+                .unwrap();
             n += 1;
         }
     }
     assert_eq!(got[0]["n"], n);
-    assert!(close(got[0]["x"].as_f64().unwrap(), sum / n as f64), "{got:?} {sum} {n}");
+    assert!(
+        close(got[0]["x"].as_f64().unwrap(), sum / n as f64),
+        "{got:?} {sum} {n}"
+    );
 }
 
 #[test]
@@ -104,16 +125,30 @@ fn messages_and_channels_tables_cover_every_input() {
     // The chatter topic of two files is one table.
     let chatter = query(&tables, r#"SELECT count(*) AS n FROM "/chatter""#);
     assert_eq!(chatter[0]["n"], 150);
-    let channels = query(&tables, "SELECT count(*) AS n, sum(message_count) AS m FROM channels");
-    assert_eq!(channels[0]["m"], expected.values().map(|v| v.0).sum::<u64>());
+    let channels = query(
+        &tables,
+        "SELECT count(*) AS n, sum(message_count) AS m FROM channels",
+    );
+    assert_eq!(
+        channels[0]["m"],
+        expected.values().map(|v| v.0).sum::<u64>()
+    );
     // A topic filter on `messages` and a raw table (BDDF protobuf series carry no descriptor).
-    let filtered = query(&tables, "SELECT count(*) AS n FROM messages WHERE topic = '/imu'");
+    let filtered = query(
+        &tables,
+        "SELECT count(*) AS n FROM messages WHERE topic = '/imu'",
+    );
     assert_eq!(filtered[0]["n"], 50);
     let raw = query(
         &tables,
         r#"SELECT length(data) AS len FROM "bosdyn:channel:bosdyn:channel=robot-id-requests" ORDER BY log_time"#,
     );
-    assert_eq!(raw.iter().map(|r| r["len"].as_u64().unwrap()).collect::<Vec<_>>(), [20, 25, 25]);
+    assert_eq!(
+        raw.iter()
+            .map(|r| r["len"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [20, 25, 25]
+    );
 }
 
 #[test]
@@ -138,8 +173,12 @@ fn long_log(count: u64) -> (Vec<u8>, u64) {
         .with_compression(robolog::mcap::Compression::Zstd)
         .with_chunk_size(Some(4096));
     let mut writer = Writer::new(Vec::new(), options).unwrap();
-    let schema = writer.register_schema("p/Sample", "ros1msg", b"float64 x\nuint32 i\n").unwrap();
-    let channel = writer.register_channel("/sample", "ros1", schema, Default::default()).unwrap();
+    let schema = writer
+        .register_schema("p/Sample", "ros1msg", b"float64 x\nuint32 i\n")
+        .unwrap();
+    let channel = writer
+        .register_channel("/sample", "ros1", schema, Default::default())
+        .unwrap();
     for i in 0..count {
         let mut data = (i as f64 * 0.5).to_le_bytes().to_vec();
         data.extend_from_slice(&(i as u32).to_le_bytes());
@@ -184,7 +223,9 @@ fn a_time_range_never_decompresses_the_chunks_outside_it() {
     let sql = format!(
         r#"SELECT count(*) AS n, avg(x) AS x FROM "/sample" WHERE log_time >= {lo} AND log_time < {hi}"#
     );
-    let sql = sql.replace(&lo.to_string(), &format!("to_timestamp_nanos({lo})")).replace(&hi.to_string(), &format!("to_timestamp_nanos({hi})"));
+    let sql = sql
+        .replace(&lo.to_string(), &format!("to_timestamp_nanos({lo})"))
+        .replace(&hi.to_string(), &format!("to_timestamp_nanos({hi})"));
     let got = query(&tables, &sql);
     assert_eq!(got[0]["n"], 200);
     let expected = (10_000..10_200).map(|i| i as f64 * 0.5).sum::<f64>() / 200.0;
@@ -192,10 +233,16 @@ fn a_time_range_never_decompresses_the_chunks_outside_it() {
     // The same on `messages`, and the whole log: which does read the ruined chunks.
     let got = query(
         &tables,
-        &format!("SELECT count(*) AS n FROM messages WHERE log_time >= to_timestamp_nanos({lo}) AND log_time < to_timestamp_nanos({hi})"),
+        &format!(
+            "SELECT count(*) AS n FROM messages WHERE log_time >= to_timestamp_nanos({lo}) AND log_time < to_timestamp_nanos({hi})"
+        ),
     );
     assert_eq!(got[0]["n"], 200);
-    assert!(tables.sql_blocking(r#"SELECT avg(x) FROM "/sample""#).is_err());
+    assert!(
+        tables
+            .sql_blocking(r#"SELECT avg(x) FROM "/sample""#)
+            .is_err()
+    );
 }
 
 /// ROS 2 messages: a bag directory is one log, each topic a table, `builtin_interfaces/Time`
@@ -204,7 +251,10 @@ fn a_time_range_never_decompresses_the_chunks_outside_it() {
 fn ros2_bag_directories_are_tables_of_their_topics() {
     let path = testdata::path("rosbag2/mcap-talker");
     let tables = LogTables::open([&path]).unwrap();
-    assert_eq!(tables.topics().collect::<Vec<_>>(), ["/parameter_events", "/rosout", "/topic"]);
+    assert_eq!(
+        tables.topics().collect::<Vec<_>>(),
+        ["/parameter_events", "/rosout", "/topic"]
+    );
     let got = query(
         &tables,
         r#"SELECT count(*) AS n, max(stamp.sec) AS sec, sum(stamp.nanosec) AS ns, max(msg) AS msg FROM "/rosout""#,
@@ -225,10 +275,16 @@ fn ros2_bag_directories_are_tables_of_their_topics() {
     assert_eq!(n, 10);
     assert_eq!(got, [json!({"n": n, "sec": sec, "ns": ns, "msg": msg})]);
     assert_eq!(msg, "Publishing: 'Hello, world! 9'");
-    let topic = query(&tables, r#"SELECT count(*) AS n, min(data) AS first FROM "/topic""#);
+    let topic = query(
+        &tables,
+        r#"SELECT count(*) AS n, min(data) AS first FROM "/topic""#,
+    );
     assert_eq!(topic, [json!({"n": 10, "first": "Hello, world! 0"})]);
     // A topic without messages is an empty table with its columns.
-    let empty = query(&tables, r#"SELECT count(*) AS n, count(node) AS nodes FROM "/parameter_events""#);
+    let empty = query(
+        &tables,
+        r#"SELECT count(*) AS n, count(node) AS nodes FROM "/parameter_events""#,
+    );
     assert_eq!(empty, [json!({"n": 0, "nodes": 0})]);
 }
 
@@ -236,16 +292,31 @@ fn ros2_bag_directories_are_tables_of_their_topics() {
 #[test]
 fn a_directory_of_logs_is_read_whole() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(testdata::path("bags/generated/ros_comm/ref_lz4.bag"), dir.path().join("a.bag")).unwrap();
-    std::fs::copy(testdata::path("samples/demo-zstd.mcap"), dir.path().join("b.mcap")).unwrap();
+    std::fs::copy(
+        testdata::path("bags/generated/ros_comm/ref_lz4.bag"),
+        dir.path().join("a.bag"),
+    )
+    .unwrap();
+    std::fs::copy(
+        testdata::path("samples/demo-zstd.mcap"),
+        dir.path().join("b.mcap"),
+    )
+    .unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not a log").unwrap();
     let bag = dir.path().join("talker");
     std::fs::create_dir(&bag).unwrap();
     for name in ["metadata.yaml", "talker.mcap"] {
-        std::fs::copy(testdata::path(&format!("rosbag2/mcap-talker/{name}")), bag.join(name)).unwrap();
+        std::fs::copy(
+            testdata::path(&format!("rosbag2/mcap-talker/{name}")),
+            bag.join(name),
+        )
+        .unwrap();
     }
     let tables = LogTables::open([dir.path()]).unwrap();
-    let got = query(&tables, "SELECT count(*) AS n, count(DISTINCT file) AS files FROM channels");
+    let got = query(
+        &tables,
+        "SELECT count(*) AS n, count(DISTINCT file) AS files FROM channels",
+    );
     assert_eq!(got, [json!({"n": 3 + 3 + 3, "files": 3})]);
     let chatter = query(&tables, r#"SELECT count(*) AS n FROM "/chatter""#);
     assert_eq!(chatter, [json!({"n": 150})]);

@@ -13,10 +13,20 @@ pub(crate) fn samples() -> Vec<PathBuf> {
     let mut out = testdata::files_with_extension("bags", ".bag");
     out.retain(|p| {
         let name = p.file_name().unwrap().to_string_lossy();
-        !["empty-file.bag", "v20_killed.bag", "v20_unindexed.bag", "v12_unindexed.bag", "v12_noheader.bag"]
-            .contains(&name.as_ref())
+        ![
+            "empty-file.bag",
+            "v20_killed.bag",
+            "v20_unindexed.bag",
+            "v12_unindexed.bag",
+            "v12_noheader.bag",
+        ]
+        .contains(&name.as_ref())
     });
-    out.extend(testdata::files_with_extension("samples", ".mcap").into_iter().filter(|p| !p.to_string_lossy().contains("truncated")));
+    out.extend(
+        testdata::files_with_extension("samples", ".mcap")
+            .into_iter()
+            .filter(|p| !p.to_string_lossy().contains("truncated")),
+    );
     out.push(testdata::path("bddf/sample.bddf"));
     out.push(testdata::path("bddf/golden_one_msg.bddf"));
     out.extend(ros2_samples());
@@ -25,11 +35,23 @@ pub(crate) fn samples() -> Vec<PathBuf> {
 
 /// The rosbag2 recordings (ROS 2, CDR): bag directories and lone storage files.
 pub(crate) fn ros2_samples() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = ["mcap-talker", "sqlite3-talker", "mcap-convert_a", "sqlite3-convert_b", "mcap-service_events", "empty_bag"]
-        .iter()
-        .map(|d| testdata::path(&format!("rosbag2/{d}")))
-        .collect();
-    for name in ["only_topics.mcap", "only_services.mcap", "topics_and_services.mcap", "topics_and_services.db3"] {
+    let mut out: Vec<PathBuf> = [
+        "mcap-talker",
+        "sqlite3-talker",
+        "mcap-convert_a",
+        "sqlite3-convert_b",
+        "mcap-service_events",
+        "empty_bag",
+    ]
+    .iter()
+    .map(|d| testdata::path(&format!("rosbag2/{d}")))
+    .collect();
+    for name in [
+        "only_topics.mcap",
+        "only_services.mcap",
+        "topics_and_services.mcap",
+        "topics_and_services.db3",
+    ] {
         out.push(testdata::path(&format!("rosbag2/files/{name}")));
     }
     out

@@ -30,16 +30,31 @@ fn expected(decoder: &mut Decoder, message: &Message, raw: bool) -> Value {
                 .map(|d| d.parse().unwrap())
                 .collect();
             let numbers: Vec<Value> = match channel.metadata["bddf:pod_type"].as_str() {
-                "float64" => message.data.chunks_exact(8).map(|c| json!(f64::from_le_bytes(c.try_into().unwrap()))).collect(),
-                "float32" => message.data.chunks_exact(4).map(|c| json!(f32::from_le_bytes(c.try_into().unwrap()))).collect(),
-                "int32" => message.data.chunks_exact(4).map(|c| json!(i32::from_le_bytes(c.try_into().unwrap()))).collect(),
+                "float64" => message
+                    .data
+                    .chunks_exact(8)
+                    .map(|c| json!(f64::from_le_bytes(c.try_into().unwrap())))
+                    .collect(),
+                "float32" => message
+                    .data
+                    .chunks_exact(4)
+                    .map(|c| json!(f32::from_le_bytes(c.try_into().unwrap())))
+                    .collect(),
+                "int32" => message
+                    .data
+                    .chunks_exact(4)
+                    .map(|c| json!(i32::from_le_bytes(c.try_into().unwrap())))
+                    .collect(),
                 other => panic!("no test for POD type {other}"),
             };
             let per_sample: usize = dims.iter().product();
             let samples: Vec<Value> = if dims.is_empty() {
                 numbers
             } else {
-                numbers.chunks(per_sample).map(|s| Value::Array(s.to_vec())).collect()
+                numbers
+                    .chunks(per_sample)
+                    .map(|s| Value::Array(s.to_vec()))
+                    .collect()
             };
             json!({ "samples": samples })
         }
@@ -67,8 +82,12 @@ fn every_sample_exports_one_row_per_message_with_the_decoders_values() {
     for path in samples() {
         let log = robolog::open(&path).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let report = robolog_arrow::export(&[&log], dir.path(), ExportOptions::new().raw_undecodable(true))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let report = robolog_arrow::export(
+            &[&log],
+            dir.path(),
+            ExportOptions::new().raw_undecodable(true),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let summary = log.summary().unwrap();
         assert_eq!(report.messages, summary.message_count, "{}", path.display());
         let mut rows_in_files = 0;
@@ -89,7 +108,13 @@ fn every_sample_exports_one_row_per_message_with_the_decoders_values() {
                 // A glob-looking topic would also match others: keep exact ones.
                 .filter(|m| m.channel.topic == file.topic)
                 .collect();
-            assert_eq!(messages.len(), got.len(), "{} {}", path.display(), file.topic);
+            assert_eq!(
+                messages.len(),
+                got.len(),
+                "{} {}",
+                path.display(),
+                file.topic
+            );
             for (message, mut row) in messages.iter().zip(got) {
                 let row = row.as_object_mut().unwrap();
                 assert_eq!(row.remove("log_time").unwrap(), json!(message.log_time_ns));

@@ -11,19 +11,49 @@ const BDDF: &str = "testdata/bddf/sample.bddf";
 fn export_writes_one_file_per_topic_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let run = robolog(["export".as_ref(), BAG_LZ4.as_ref(), MCAP.as_ref(), out.as_os_str(), "--raw".as_ref()]).expect(0);
+    let run = robolog([
+        "export".as_ref(),
+        BAG_LZ4.as_ref(),
+        MCAP.as_ref(),
+        out.as_os_str(),
+        "--raw".as_ref(),
+    ])
+    .expect(0);
     let first = run.stdout.lines().next().unwrap();
-    assert!(first.starts_with(&format!("wrote 5 files to {} (Parquet, ", out.display())), "{first}");
+    assert!(
+        first.starts_with(&format!("wrote 5 files to {} (Parquet, ", out.display())),
+        "{first}"
+    );
     assert!(first.ends_with("): 450 messages on 5 topics"), "{first}");
-    assert!(run.stdout.contains("exported as raw bytes (cannot be decoded): /blob"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("exported as raw bytes (cannot be decoded): /blob"),
+        "{}",
+        run.stdout
+    );
     let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["blob.parquet", "chatter.parquet", "custom.parquet", "imu.parquet", "points.parquet"]);
+    assert_eq!(
+        names,
+        [
+            "blob.parquet",
+            "chatter.parquet",
+            "custom.parquet",
+            "imu.parquet",
+            "points.parquet"
+        ]
+    );
     // The chatter topic of both inputs is one file: 50 + 100 rows.
-    assert!(run.stdout.lines().any(|l| l.contains("/chatter") && l.contains("chatter.parquet") && l.contains(" 150 ")), "{}", run.stdout);
+    assert!(
+        run.stdout.lines().any(|l| l.contains("/chatter")
+            && l.contains("chatter.parquet")
+            && l.contains(" 150 ")),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -50,12 +80,25 @@ fn export_refuses_undecodable_topics_with_a_hint_and_writes_nothing() {
     ])
     .expect(0);
     assert!(run.stdout.contains("points.arrow"), "{}", run.stdout);
-    assert!(run.stdout.lines().next().unwrap().ends_with(": 66 messages on 1 topic"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(": 66 messages on 1 topic"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
 fn sql_prints_tables_json_and_csv() {
-    let run = robolog(["sql", r#"SELECT count(*) AS n, avg(linear_acceleration.z) AS z FROM "/imu""#, BAG_LZ4]).expect(0);
+    let run = robolog([
+        "sql",
+        r#"SELECT count(*) AS n, avg(linear_acceleration.z) AS z FROM "/imu""#,
+        BAG_LZ4,
+    ])
+    .expect(0);
     assert_eq!(
         run.stdout,
         "+----+------+\n| n  | z    |\n+----+------+\n| 50 | 9.81 |\n+----+------+\n"
@@ -100,16 +143,28 @@ fn two_topics_with_ruined_chunks(ruin: impl Fn(&str, u64, u64) -> bool) -> (Vec<
         .with_compression(Compression::Zstd)
         .with_chunk_size(Some(4096));
     let mut writer = Writer::new(Vec::new(), options).unwrap();
-    let schema = writer.register_schema("p/Sample", "ros1msg", b"float64 x\nuint32 i\n").unwrap();
-    let a = writer.register_channel("/a", "ros1", schema, Default::default()).unwrap();
-    let b = writer.register_channel("/b", "ros1", schema, Default::default()).unwrap();
+    let schema = writer
+        .register_schema("p/Sample", "ros1msg", b"float64 x\nuint32 i\n")
+        .unwrap();
+    let a = writer
+        .register_channel("/a", "ros1", schema, Default::default())
+        .unwrap();
+    let b = writer
+        .register_channel("/b", "ros1", schema, Default::default())
+        .unwrap();
     for channel in [a, b] {
         for i in 0..5000u64 {
             let mut data = (i as f64 * 0.5).to_le_bytes().to_vec();
             data.extend_from_slice(&(i as u32).to_le_bytes());
             let time = start + i * 10_000_000;
             writer
-                .write_message(&Message { channel_id: channel, sequence: i as u32, log_time: time, publish_time: time, data: &data })
+                .write_message(&Message {
+                    channel_id: channel,
+                    sequence: i as u32,
+                    log_time: time,
+                    publish_time: time,
+                    data: &data,
+                })
                 .unwrap();
         }
     }
@@ -140,7 +195,10 @@ fn sql_never_decompresses_chunks_outside_the_time_range_and_topic() {
     const MS: u64 = 1_000_000;
     // 1% of /a: samples 2500..2550, 500 ms from 1700000025 s.
     let (data, start, spared) = two_topics_with_ruined_chunks(|topic, first, last| {
-        let (lo, hi) = (1_700_000_000_000_000_000 + 25_000 * MS, 1_700_000_000_000_000_000 + 25_500 * MS);
+        let (lo, hi) = (
+            1_700_000_000_000_000_000 + 25_000 * MS,
+            1_700_000_000_000_000_000 + 25_500 * MS,
+        );
         topic == "/b" || last < lo || first >= hi
     });
     assert!(spared <= 3, "{spared} chunks hold the range");
@@ -160,7 +218,10 @@ fn sql_never_decompresses_chunks_outside_the_time_range_and_topic() {
     ])
     .expect(0);
     let (n, s) = (50u64, (2500..2550u64).sum::<u64>());
-    assert_eq!(run.json_lines(), [serde_json::json!({"n": n, "s": s, "x": s as f64 * 0.5 / n as f64})]);
+    assert_eq!(
+        run.json_lines(),
+        [serde_json::json!({"n": n, "s": s, "x": s as f64 * 0.5 / n as f64})]
+    );
     // The same range as RFC 3339 text, on `messages` with a topic filter.
     let run = robolog([
         "sql",
@@ -172,7 +233,12 @@ fn sql_never_decompresses_chunks_outside_the_time_range_and_topic() {
     .expect(0);
     assert_eq!(run.stdout, "n,size\n50,12\n");
     // Without the filters the ruined chunks are read, and the query fails.
-    let run = robolog(["sql", r#"SELECT count(*) FROM messages WHERE topic = '/b'"#, file]).expect(1);
+    let run = robolog([
+        "sql",
+        r#"SELECT count(*) FROM messages WHERE topic = '/b'"#,
+        file,
+    ])
+    .expect(1);
     assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
     let run = robolog(["sql", r#"SELECT avg(x) FROM "/a""#, file]).expect(1);
     assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
@@ -188,7 +254,13 @@ fn sql_never_decompresses_chunks_outside_the_time_range_and_topic() {
     ])
     .expect(0);
     assert_eq!(run.stdout, "topic,n\n/a,5000\n");
-    let run = robolog(["sql", r#"SELECT count(*) AS n, max(i) AS i FROM "/a""#, file, "--csv"]).expect(0);
+    let run = robolog([
+        "sql",
+        r#"SELECT count(*) AS n, max(i) AS i FROM "/a""#,
+        file,
+        "--csv",
+    ])
+    .expect(0);
     assert_eq!(run.stdout, "n,i\n5000,4999\n");
     robolog(["sql", "SELECT count(*) FROM messages", file]).expect(1);
 }
