@@ -97,12 +97,27 @@ fn value(array: &dyn Array, row: usize) -> Result<Json> {
         DataType::BinaryView => b64(array.as_binary_view().value(row)),
         DataType::FixedSizeBinary(_) => b64(array.as_fixed_size_binary().value(row)),
         DataType::Timestamp(unit, _) => {
-            let v = array.as_primitive::<Int64Type>().value(row);
-            let factor: i64 = match unit {
-                TimeUnit::Second => 1_000_000_000,
-                TimeUnit::Millisecond => 1_000_000,
-                TimeUnit::Microsecond => 1_000,
-                TimeUnit::Nanosecond => 1,
+            use arrow::datatypes::{
+                TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+                TimestampSecondType,
+            };
+            let (v, factor): (i64, i64) = match unit {
+                TimeUnit::Second => (
+                    array.as_primitive::<TimestampSecondType>().value(row),
+                    1_000_000_000,
+                ),
+                TimeUnit::Millisecond => (
+                    array.as_primitive::<TimestampMillisecondType>().value(row),
+                    1_000_000,
+                ),
+                TimeUnit::Microsecond => (
+                    array.as_primitive::<TimestampMicrosecondType>().value(row),
+                    1_000,
+                ),
+                TimeUnit::Nanosecond => (
+                    array.as_primitive::<TimestampNanosecondType>().value(row),
+                    1,
+                ),
             };
             v.checked_mul(factor).map_or(Json::from(v), Json::from)
         }
