@@ -336,11 +336,13 @@ pub fn export(
         (decoded, written)
     });
     // A failed write stops the decoding (the channel closes): report the write error first.
-    let files = match (decoded, written) {
+    // On either failure the written parts are dropped uncommitted, which removes them.
+    let parts = match (decoded, written) {
         (_, Err(e)) => return Err(e),
         (Err(e), Ok(_)) => return Err(e),
-        (Ok(()), Ok(files)) => files,
+        (Ok(()), Ok(parts)) => parts,
     };
+    let files = commit_all(parts, &layouts, &settings)?;
     report.messages = progress.messages;
     if let Some(callback) = &mut options.progress {
         callback(&progress);
@@ -456,12 +458,16 @@ impl PositionHint for AtomicFile {
     }
 }
 
-/// Receives batches and writes them, topic by topic; returns each topic's files.
+/// Each topic's finished parts, not committed yet, with their row counts.
+type Parts = Vec<Vec<(AtomicFile, u64)>>;
+
+/// Receives batches and writes them, topic by topic; returns each topic's finished parts,
+/// which [`commit_all`] gives their names once the whole export has succeeded.
 fn write_all(
     receiver: Receiver<(usize, RecordBatch)>,
     layouts: &[TopicLayout],
     settings: &Settings,
-) -> Result<Vec<Vec<ExportedFile>>> {
+) -> Result<Parts> {
     let mut open: Vec<Option<Part>> = layouts.iter().map(|_| None).collect();
     let mut done: Vec<Vec<(AtomicFile, u64)>> = layouts.iter().map(|_| Vec::new()).collect();
     for (topic, batch) in receiver {
@@ -491,7 +497,16 @@ fn write_all(
             done[topic].push(close_part(part)?);
         }
     }
-    // Everything is written: give the parts their final names.
+    Ok(done)
+}
+
+/// Gives every written part its final name (which depends on the number of parts of its
+/// topic); returns each topic's files.
+fn commit_all(
+    done: Parts,
+    layouts: &[TopicLayout],
+    settings: &Settings,
+) -> Result<Vec<Vec<ExportedFile>>> {
     let mut files = Vec::with_capacity(layouts.len());
     for (layout, parts) in layouts.iter().zip(done) {
         let count = parts.len();

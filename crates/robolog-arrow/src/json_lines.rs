@@ -60,14 +60,16 @@ fn float(v: f64) -> Json {
     }
 }
 
-/// A float32 in its shortest `f32` form (`0.1f32` is 0.1, not 0.10000000149011612).
+/// A float32 in its shortest `f32` form (`0.1f32` is 0.1, not 0.10000000149011612), written
+/// as robolog's JSON writes it, so that whole values stay floats (`1.0`, not `1`).
 fn float32(v: f32) -> Json {
     if !v.is_finite() {
         return float(f64::from(v));
     }
-    v.to_string()
-        .parse::<serde_json::Number>()
-        .map_or_else(|_| float(f64::from(v)), Json::Number)
+    serde_json::to_string(&v)
+        .ok()
+        .and_then(|text| text.parse::<serde_json::Number>().ok())
+        .map_or_else(|| float(f64::from(v)), Json::Number)
 }
 
 fn value(array: &dyn Array, row: usize) -> Result<Json> {

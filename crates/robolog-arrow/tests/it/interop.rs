@@ -103,7 +103,8 @@ fn pyarrow_reads_every_exported_file_value_for_value_and_duckdb_counts_the_rows(
             compared += 1;
         }
     }
-    assert!(compared > 40_000, "{compared}");
+    // Every row of every sample, twice (Parquet and Arrow IPC).
+    assert!(compared > 22_000, "{compared}");
 }
 
 /// Runs one DuckDB query on `file` (bound as `?`) and returns its one row as Python prints it.

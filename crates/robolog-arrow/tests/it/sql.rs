@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use arrow::array::RecordBatch;
+use base64::Engine as _;
 use robolog::Decoder;
 use robolog::mcap::{McapReader, WriteOptions, Writer};
 use robolog_arrow::LogTables;
@@ -48,9 +49,15 @@ fn counts_and_averages_of_nested_fields_match_the_decoder() {
     assert_eq!(got[0]["n"], n);
     assert!(
         close(got[0]["x"].as_f64().unwrap(), sum / n as f64),
-        "{got:?}"
+        "{got:?}: the decoder's average is {}",
+        sum / n as f64
     );
-    assert!(close(got[0]["theta"].as_f64().unwrap(), theta), "{got:?}");
+    // theta is a float32 column: its maximum is one of the values, exactly.
+    assert_eq!(
+        got[0]["theta"].as_f64().unwrap() as f32,
+        theta as f32,
+        "{got:?}: the decoder's maximum is {theta}"
+    );
 
     // A field of a struct inside a list of structs: tf transforms' translations.
     let got = query(
@@ -139,16 +146,32 @@ fn messages_and_channels_tables_cover_every_input() {
         "SELECT count(*) AS n FROM messages WHERE topic = '/imu'",
     );
     assert_eq!(filtered[0]["n"], 50);
+    let topic = "bosdyn:channel:bosdyn:channel=robot-id-requests";
     let raw = query(
         &tables,
-        r#"SELECT length(data) AS len FROM "bosdyn:channel:bosdyn:channel=robot-id-requests" ORDER BY log_time"#,
+        &format!(r#"SELECT data FROM "{topic}" ORDER BY log_time"#),
     );
+    let bddf = robolog::open(&paths[2]).unwrap();
+    let stored: Vec<Vec<u8>> = bddf
+        .messages()
+        .topics([topic])
+        .iter()
+        .unwrap()
+        .map(|m| m.unwrap().data.to_vec())
+        .collect();
     assert_eq!(
-        raw.iter()
-            .map(|r| r["len"].as_u64().unwrap())
-            .collect::<Vec<_>>(),
+        stored.iter().map(Vec::len).collect::<Vec<_>>(),
         [20, 25, 25]
     );
+    let got: Vec<Vec<u8>> = raw
+        .iter()
+        .map(|r| {
+            base64::engine::general_purpose::STANDARD
+                .decode(r["data"].as_str().unwrap())
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(got, stored);
 }
 
 #[test]
