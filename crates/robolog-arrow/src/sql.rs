@@ -613,7 +613,8 @@ impl TableProvider for MessagesTable {
     }
 }
 
-/// The topics a filter on `topic` keeps: `topic = 'x'` or `topic IN ('x', 'y')`.
+/// The topics a filter on `topic` keeps: `topic = 'x'`, `topic IN ('x', 'y')` or equalities
+/// joined by OR.
 fn topic_values(expr: &Expr) -> Option<Vec<String>> {
     let text = |e: &Expr| match e {
         Expr::Literal(
@@ -641,6 +642,16 @@ fn topic_values(expr: &Expr) -> Option<Vec<String>> {
         }
         Expr::InList(list) if !list.negated && is_topic(&list.expr) => {
             list.list.iter().map(text).collect()
+        }
+        // DataFusion's simplifier may turn a short IN list into equalities joined by OR.
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::Or,
+            right,
+        }) => {
+            let mut values = topic_values(left)?;
+            values.extend(topic_values(right)?);
+            Some(values)
         }
         _ => None,
     }

@@ -23,7 +23,9 @@ pub(crate) fn run(args: &SqlArgs, out: &mut dyn Write) -> Result<Outcome, Failur
         },
         other => Failure::msg(other),
     })?;
-    let batches = tables.sql_blocking(&args.query).map_err(Failure::msg)?;
+    let batches = tables
+        .sql_blocking(&args.query)
+        .map_err(|e| Failure::msg(one_line(&e.to_string())))?;
     if args.json {
         robolog_arrow::write_json_lines(&batches, &mut *out).map_err(Failure::msg)?;
     } else if args.csv {
@@ -38,4 +40,15 @@ pub(crate) fn run(args: &SqlArgs, out: &mut dyn Write) -> Result<Outcome, Failur
         writeln!(out, "{table}")?;
     }
     Ok(Outcome::Ok)
+}
+
+/// DataFusion's messages may run over several lines (a list of valid fields, a hint); errors
+/// of this tool are one line each.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -167,6 +167,8 @@ fn two_topics_with_ruined_chunks(ruin: impl Fn(&str, u64, u64) -> bool) -> (Vec<
                 })
                 .unwrap();
         }
+        // The next topic starts a chunk of its own.
+        writer.flush_chunk().unwrap();
     }
     let mut data = writer.finish().unwrap();
     let reader = McapReader::open(data.clone()).unwrap();
