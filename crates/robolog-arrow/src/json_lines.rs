@@ -23,27 +23,63 @@ use crate::error::Result;
 /// ```
 /// use std::sync::Arc;
 /// use arrow::array::{Float64Array, RecordBatch};
-/// let batch = RecordBatch::try_from_iter([("x", Arc::new(Float64Array::from(vec![1.5, f64::NAN])) as _)])?;
+/// use arrow::array::Int32Array;
+/// let batch = RecordBatch::try_from_iter([
+///     ("x", Arc::new(Float64Array::from(vec![1.5, f64::NAN])) as _),
+///     ("a", Arc::new(Int32Array::from(vec![1, 2])) as _),
+/// ])?;
 /// let mut out = Vec::new();
 /// robolog_arrow::write_json_lines(&[batch], &mut out)?;
-/// assert_eq!(String::from_utf8(out)?, "{\"x\":1.5}\n{\"x\":\"NaN\"}\n");
+/// assert_eq!(String::from_utf8(out)?, "{\"x\":1.5,\"a\":1}\n{\"x\":\"NaN\",\"a\":2}\n");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_json_lines(batches: &[RecordBatch], mut out: impl Write) -> Result<()> {
     for batch in batches {
         let schema = batch.schema();
         for row in 0..batch.num_rows() {
-            let mut object = serde_json::Map::with_capacity(batch.num_columns());
+            let mut object = Vec::with_capacity(batch.num_columns());
             for (field, column) in schema.fields().iter().zip(batch.columns()) {
-                object.insert(field.name().clone(), value(column.as_ref(), row)?);
+                object.push((field.name().clone(), value(column.as_ref(), row)?));
             }
-            serde_json::to_writer(&mut out, &object)
+            serde_json::to_writer(&mut out, &Node::Object(object))
                 .map_err(std::io::Error::other)
                 .map_err(io)?;
             out.write_all(b"\n").map_err(io)?;
         }
     }
     Ok(())
+}
+
+/// A JSON value whose objects keep their keys in the order given (column order, definition
+/// order), which `serde_json::Map` does not without a feature that would change the key
+/// order of every other JSON document in the workspace.
+enum Node {
+    Leaf(Json),
+    Object(Vec<(String, Node)>),
+    Array(Vec<Node>),
+}
+
+impl serde::Serialize for Node {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Node::Leaf(value) => value.serialize(serializer),
+            Node::Object(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+            Node::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+        }
+    }
 }
 
 fn io(error: std::io::Error) -> crate::Error {
@@ -72,12 +108,12 @@ fn float32(v: f32) -> Json {
         .map_or_else(|| float(f64::from(v)), Json::Number)
 }
 
-fn value(array: &dyn Array, row: usize) -> Result<Json> {
+fn value(array: &dyn Array, row: usize) -> Result<Node> {
     if array.is_null(row) {
-        return Ok(Json::Null);
+        return Ok(Node::Leaf(Json::Null));
     }
     let b64 = |bytes: &[u8]| Json::from(base64::engine::general_purpose::STANDARD.encode(bytes));
-    Ok(match array.data_type() {
+    Ok(Node::Leaf(match array.data_type() {
         DataType::Null => Json::Null,
         DataType::Boolean => Json::from(array.as_boolean().value(row)),
         DataType::Int8 => Json::from(array.as_primitive::<Int8Type>().value(row)),
@@ -125,15 +161,15 @@ fn value(array: &dyn Array, row: usize) -> Result<Json> {
         }
         DataType::Struct(fields) => {
             let array = array.as_struct();
-            let mut object = serde_json::Map::with_capacity(fields.len());
+            let mut object = Vec::with_capacity(fields.len());
             for (field, column) in fields.iter().zip(array.columns()) {
-                object.insert(field.name().clone(), value(column.as_ref(), row)?);
+                object.push((field.name().clone(), value(column.as_ref(), row)?));
             }
-            Json::Object(object)
+            return Ok(Node::Object(object));
         }
-        DataType::List(_) => list(array.as_list::<i32>().value(row).as_ref())?,
-        DataType::LargeList(_) => list(array.as_list::<i64>().value(row).as_ref())?,
-        DataType::FixedSizeList(..) => list(array.as_fixed_size_list().value(row).as_ref())?,
+        DataType::List(_) => return list(array.as_list::<i32>().value(row).as_ref()),
+        DataType::LargeList(_) => return list(array.as_list::<i64>().value(row).as_ref()),
+        DataType::FixedSizeList(..) => return list(array.as_fixed_size_list().value(row).as_ref()),
         DataType::Map(..) => {
             let entries = array.as_map().value(row);
             let (keys, values) = (entries.column(0), entries.column(1));
@@ -142,36 +178,36 @@ fn value(array: &dyn Array, row: usize) -> Result<Json> {
                 DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
             );
             if string_keys {
-                let mut object = serde_json::Map::new();
+                let mut object = Vec::with_capacity(entries.len());
                 for i in 0..entries.len() {
                     let key = match value(keys.as_ref(), i)? {
-                        Json::String(s) => s,
-                        other => other.to_string(),
+                        Node::Leaf(Json::String(s)) => s,
+                        // A null key (Arrow map keys are never null).
+                        _ => String::new(),
                     };
-                    object.insert(key, value(values.as_ref(), i)?);
+                    object.push((key, value(values.as_ref(), i)?));
                 }
-                Json::Object(object)
-            } else {
-                let mut pairs = Vec::with_capacity(entries.len());
-                for i in 0..entries.len() {
-                    pairs.push(Json::Array(vec![
-                        value(keys.as_ref(), i)?,
-                        value(values.as_ref(), i)?,
-                    ]));
-                }
-                Json::Array(pairs)
+                return Ok(Node::Object(object));
             }
+            let mut pairs = Vec::with_capacity(entries.len());
+            for i in 0..entries.len() {
+                pairs.push(Node::Array(vec![
+                    value(keys.as_ref(), i)?,
+                    value(values.as_ref(), i)?,
+                ]));
+            }
+            return Ok(Node::Array(pairs));
         }
         _ => {
             let formatter = ArrayFormatter::try_new(array, &FormatOptions::default())?;
             Json::from(formatter.value(row).to_string())
         }
-    })
+    }))
 }
 
-fn list(items: &dyn Array) -> Result<Json> {
+fn list(items: &dyn Array) -> Result<Node> {
     (0..items.len())
         .map(|i| value(items, i))
         .collect::<Result<Vec<_>>>()
-        .map(Json::Array)
+        .map(Node::Array)
 }
