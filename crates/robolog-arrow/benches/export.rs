@@ -13,7 +13,13 @@
 //! the same 10-second window (1% of the short log) in both sample logs, which must take the same
 //! time whatever the log's length.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stderr,
+    missing_docs
+)]
 
 use std::path::{Path, PathBuf};
 

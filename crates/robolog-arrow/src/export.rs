@@ -50,6 +50,9 @@ pub struct ExportProgress {
     pub total_messages: Option<u64>,
 }
 
+/// What [`ExportOptions::progress`] calls.
+type ProgressCallback<'a> = Box<dyn FnMut(&ExportProgress) + 'a>;
+
 /// What to export and how.
 ///
 /// ```
@@ -70,7 +73,7 @@ pub struct ExportOptions<'a> {
     batch_rows: usize,
     batch_bytes: usize,
     row_group_rows: usize,
-    progress: Option<Box<dyn FnMut(&ExportProgress) + 'a>>,
+    progress: Option<ProgressCallback<'a>>,
 }
 
 impl std::fmt::Debug for ExportOptions<'_> {
@@ -388,7 +391,7 @@ fn decode_all(
     batch_rows: usize,
     batch_bytes: usize,
     progress: &mut ExportProgress,
-    callback: &mut Option<Box<dyn FnMut(&ExportProgress) + '_>>,
+    callback: &mut Option<ProgressCallback<'_>>,
 ) -> Result<()> {
     let closed = || Error::internal("the writing thread stopped");
     for item in MergedMessages::new(logs, filter)? {

@@ -82,7 +82,7 @@ impl PodCodec {
 
     pub(crate) fn append(&self, data: &[u8], columns: &mut Columns) -> Result<(), String> {
         let size = prim_size(self.prim) * self.per_sample;
-        if size == 0 || data.len() % size != 0 {
+        if size == 0 || !data.len().is_multiple_of(size) {
             return Err(format!(
                 "{} bytes are not a whole number of {size}-byte samples",
                 data.len()

@@ -78,8 +78,10 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Add(AddCommand),
     /// Export topics to columnar files: one Parquet (or Arrow IPC) file per topic.
+    #[cfg(feature = "columnar")]
     Export(ExportArgs),
     /// Run a SQL query over logs: one table per topic, plus `messages` and `channels`.
+    #[cfg(feature = "columnar")]
     Sql(SqlArgs),
     /// ROS message definitions (.msg files, package trees, definition bundles).
     #[command(subcommand)]
@@ -492,6 +494,7 @@ pub(crate) struct RewriteArgs {
     pub(crate) write: WriteSettings,
 }
 
+#[cfg(feature = "columnar")]
 #[derive(Debug, Args)]
 pub(crate) struct ExportArgs {
     /// The input logs (any formats; topics of several inputs are merged in log-time order),
@@ -513,6 +516,7 @@ pub(crate) struct ExportArgs {
     pub(crate) selection: Selection,
 }
 
+#[cfg(feature = "columnar")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ExportFormatArg {
     /// Parquet (zstd), `.parquet`.
@@ -521,6 +525,7 @@ pub(crate) enum ExportFormatArg {
     Arrow,
 }
 
+#[cfg(feature = "columnar")]
 #[derive(Debug, Args)]
 pub(crate) struct SqlArgs {
     /// The query. Topic tables are named by their topic, in double quotes:

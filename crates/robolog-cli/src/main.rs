@@ -24,7 +24,8 @@
 //! This is a thin layer over the `robolog` facade: it parses arguments (clap), calls the
 //! facade and formats the results, one module per command (`info`, `cat`, `convert` with
 //! `merge`, `filter` with its presets, `list` with `du`, `records` for `get` and `add`, `check`,
-//! `recover`, `msg`). Outputs go through the facade's atomic files: written
+//! `recover`, `msg`; `export` and `sql`, with the cargo feature `columnar`, on by default, on
+//! robolog-arrow). Outputs go through the facade's atomic files: written
 //! beside the target under a temporary name and renamed into place when complete.
 //!
 //! Exit codes: 0 ok, 1 error (or problems found by `check`), 2 usage, 3 data lost
@@ -40,6 +41,7 @@ mod cat;
 mod check;
 mod cli;
 mod convert;
+#[cfg(feature = "columnar")]
 mod export;
 mod failure;
 mod filter;
@@ -55,6 +57,7 @@ mod report;
 mod selection;
 mod signals;
 mod size;
+#[cfg(feature = "columnar")]
 mod sql;
 mod table;
 mod time;
@@ -126,7 +129,9 @@ fn run(command: &Command, out: &mut dyn Write) -> Result<Outcome, Failure> {
         Command::Du(args) => list::run_du(args, out),
         Command::Get(command) => records::run_get(command, out),
         Command::Add(command) => records::run_add(command, out),
+        #[cfg(feature = "columnar")]
         Command::Export(args) => export::run(args, out),
+        #[cfg(feature = "columnar")]
         Command::Sql(args) => sql::run(args, out),
         Command::Msg(command) => msg::run(command, out),
         Command::Completions(args) => {

@@ -562,9 +562,16 @@ impl<'a> Tree<'a> {
     /// # Ok::<(), robolog_ros1::Error>(())
     /// ```
     pub fn recycle<'b>(self) -> Tree<'b> {
+        let mut nodes = self.nodes;
+        nodes.clear();
         // Collecting a vector's iterator into a vector of a type with the same layout reuses
-        // the allocation; no element survives the filter, so no borrow outlives its bytes.
-        let nodes: Vec<Value<'b>> = self.nodes.into_iter().filter_map(|_| None).collect();
+        // the allocation; the vector is empty, so no borrow outlives its bytes. (A `map` could
+        // not name a value to turn a `Value<'a>` into; `filter_map` needs none.)
+        #[expect(
+            clippy::unnecessary_filter_map,
+            reason = "the only way to change the borrow's lifetime and keep the allocation"
+        )]
+        let nodes: Vec<Value<'b>> = nodes.into_iter().filter_map(|_| None).collect();
         Tree {
             nodes,
             root: Span::default(),

@@ -330,7 +330,7 @@ fn a_directory_of_logs_is_read_whole() {
     std::fs::create_dir(&bag).unwrap();
     for name in ["metadata.yaml", "talker.mcap"] {
         std::fs::copy(
-            testdata::path(&format!("rosbag2/mcap-talker/{name}")),
+            testdata::path(format!("rosbag2/mcap-talker/{name}")),
             bag.join(name),
         )
         .unwrap();

@@ -44,7 +44,7 @@ pub(crate) fn ros2_samples() -> Vec<PathBuf> {
         "empty_bag",
     ]
     .iter()
-    .map(|d| testdata::path(&format!("rosbag2/{d}")))
+    .map(|d| testdata::path(format!("rosbag2/{d}")))
     .collect();
     for name in [
         "only_topics.mcap",
@@ -52,7 +52,7 @@ pub(crate) fn ros2_samples() -> Vec<PathBuf> {
         "topics_and_services.mcap",
         "topics_and_services.db3",
     ] {
-        out.push(testdata::path(&format!("rosbag2/files/{name}")));
+        out.push(testdata::path(format!("rosbag2/files/{name}")));
     }
     out
 }
