@@ -1,19 +1,19 @@
 //! Converting a log into another format, and merging several logs into one, through the model.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::io::Read;
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::log::{Log, Messages};
+use crate::log::Log;
+use crate::merged::MergedMessages;
 #[cfg(feature = "migrate")]
 use crate::migrate::{Migration, Migrator};
 #[cfg(not(feature = "migrate"))]
 use crate::migrate_off::Migrator;
-use crate::model::{Channel, Message};
+use crate::model::Channel;
 use crate::problem::Problem;
 use crate::query::{Filter, Order};
 use crate::stream::{Item, LogStream};
@@ -622,22 +622,6 @@ pub fn convert_stream<R: Read>(
     Ok(report)
 }
 
-/// The next message a source can give, past damage when `keep_going`.
-fn next_intact(
-    input: usize,
-    source: &mut Messages,
-    keep_going: bool,
-    report: &mut ConvertReport,
-) -> Result<Option<Message>> {
-    loop {
-        match source.next() {
-            None => return Ok(None),
-            Some(Ok(message)) => return Ok(Some(message)),
-            Some(Err(e)) => damaged(input, e, keep_going, report).map_err(|e| e.in_input(input))?,
-        }
-    }
-}
-
 /// Merges several logs into `writer`, every message in log-time order (equal times: earlier
 /// input first, then file order). Channels with the same topic, encoding, schema and metadata
 /// in several inputs become one channel; others keep their own. Metadata and attachments of
@@ -674,29 +658,14 @@ pub fn merge(
         tracker.done(None);
         return Ok(report);
     }
-    let mut sources: Vec<Messages> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, log)| {
-            log.messages()
-                .filter(options.filter.clone())
-                .order(Order::LogTime)
-                .iter()
-                .map_err(|e| e.in_input(i))
-        })
-        .collect::<Result<_>>()?;
-    let mut heads: Vec<Option<Message>> = Vec::with_capacity(sources.len());
-    let mut heap = BinaryHeap::new();
-    for (i, source) in sources.iter_mut().enumerate() {
-        let head = next_intact(i, source, options.keep_going, &mut report)?;
-        if let Some(m) = &head {
-            heap.push(Reverse((m.log_time_ns, i)));
-        }
-        heads.push(head);
-    }
-    while let Some(Reverse((_, i))) = heap.pop() {
-        let Some(message) = heads[i].take() else {
-            continue;
+    let mut merged = MergedMessages::new(inputs, &options.filter)?;
+    while let Some(item) = merged.next_or_damage() {
+        let (i, message) = match item {
+            Ok(found) => found,
+            Err((i, e)) => {
+                damaged(i, e, options.keep_going, &mut report).map_err(|e| e.in_input(i))?;
+                continue;
+            }
         };
         let message = migrator.message(i, message)?;
         let id = table.declare(i, &message.channel, writer)?;
@@ -704,10 +673,6 @@ pub fn merge(
         report.messages += 1;
         report.bytes += message.data.len() as u64;
         tracker.message(message.data.len(), None);
-        if let Some(next) = next_intact(i, &mut sources[i], options.keep_going, &mut report)? {
-            heap.push(Reverse((next.log_time_ns, i)));
-            heads[i] = Some(next);
-        }
     }
     tracker.done(None);
     Ok(report)

@@ -3,7 +3,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::log::{Log, Messages};
 use crate::model::Message;
 use crate::query::{Filter, Order};
@@ -11,8 +11,10 @@ use crate::query::{Filter, Order};
 /// The messages of several logs in log-time order; equal times come from the earlier input
 /// first, then in file order. Each item says which input (its index) the message is from.
 ///
-/// Memory holds one message per input beside what each input's query holds. A read error
-/// ends that input's messages (it is yielded once); the others go on.
+/// Memory holds one message per input beside what each input's query holds. A read error is
+/// yielded (marked with its input, [`Error::InInput`](crate::Error::InInput)) and that input
+/// goes on with whatever its own iterator gives next, as [`crate::merge`] with `keep_going`
+/// does.
 ///
 /// ```
 /// use robolog::{Filter, MergedMessages};
@@ -35,8 +37,8 @@ pub struct MergedMessages {
     sources: Vec<Messages>,
     heads: Vec<Option<Message>>,
     heap: BinaryHeap<Reverse<(u64, usize)>>,
-    /// A read error found while refilling, yielded before the next message.
-    pending: Option<crate::Error>,
+    /// Inputs whose next message is still to be read, the one to read first last.
+    to_read: Vec<usize>,
 }
 
 impl std::fmt::Debug for MergedMessages {
@@ -48,33 +50,50 @@ impl std::fmt::Debug for MergedMessages {
 }
 
 impl MergedMessages {
-    /// Starts reading the messages of `logs` that `filter` selects. Fails on an invalid topic
-    /// pattern or when an input's first message cannot be read.
+    /// Starts reading the messages of `logs` that `filter` selects, in log-time order. Fails on
+    /// an invalid topic pattern; read errors come from the iterator.
     pub fn new(logs: &[&Log], filter: &Filter) -> Result<Self> {
-        let mut sources: Vec<Messages> = logs
+        let sources: Vec<Messages> = logs
             .iter()
-            .map(|log| {
+            .enumerate()
+            .map(|(i, log)| {
                 log.messages()
                     .filter(filter.clone())
                     .order(Order::LogTime)
                     .iter()
+                    .map_err(|e| e.in_input(i))
             })
             .collect::<Result<_>>()?;
-        let mut heads = Vec::with_capacity(sources.len());
-        let mut heap = BinaryHeap::new();
-        for (i, source) in sources.iter_mut().enumerate() {
-            let head = source.next().transpose()?;
-            if let Some(m) = &head {
-                heap.push(Reverse((m.log_time_ns, i)));
-            }
-            heads.push(head);
-        }
         Ok(MergedMessages {
+            heads: (0..sources.len()).map(|_| None).collect(),
+            heap: BinaryHeap::with_capacity(sources.len()),
+            to_read: (0..sources.len()).rev().collect(),
             sources,
-            heads,
-            heap,
-            pending: None,
         })
+    }
+
+    /// The next message, or a read error with the input it came from (unmarked, for callers
+    /// that report damage per input).
+    pub(crate) fn next_or_damage(
+        &mut self,
+    ) -> Option<std::result::Result<(usize, Message), (usize, Error)>> {
+        while let Some(i) = self.to_read.pop() {
+            match self.sources[i].next() {
+                Some(Ok(next)) => {
+                    self.heap.push(Reverse((next.log_time_ns, i)));
+                    self.heads[i] = Some(next);
+                }
+                Some(Err(error)) => {
+                    self.to_read.push(i);
+                    return Some(Err((i, error)));
+                }
+                None => {}
+            }
+        }
+        let Reverse((_, i)) = self.heap.pop()?;
+        let message = self.heads[i].take()?;
+        self.to_read.push(i);
+        Some(Ok((i, message)))
     }
 }
 
@@ -82,23 +101,9 @@ impl Iterator for MergedMessages {
     type Item = Result<(usize, Message)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(error) = self.pending.take() {
-            return Some(Err(error));
-        }
-        loop {
-            let Reverse((_, i)) = self.heap.pop()?;
-            let Some(message) = self.heads[i].take() else {
-                continue;
-            };
-            match self.sources[i].next() {
-                Some(Ok(next)) => {
-                    self.heap.push(Reverse((next.log_time_ns, i)));
-                    self.heads[i] = Some(next);
-                }
-                Some(Err(error)) => self.pending = Some(error),
-                None => {}
-            }
-            return Some(Ok((i, message)));
-        }
+        Some(
+            self.next_or_damage()?
+                .map_err(|(i, error)| error.in_input(i)),
+        )
     }
 }

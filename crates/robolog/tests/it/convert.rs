@@ -437,3 +437,38 @@ fn channels_sharing_a_topic_stay_apart_in_bddf() {
     assert_eq!(topics, ["chatter", "chatter"]);
     assert_eq!(messages(&bddf), messages(&bag));
 }
+
+#[test]
+fn merge_goes_past_a_damaged_chunk_when_asked() {
+    let healthy = testdata::read("samples/demo-zstd.mcap");
+    // A byte inside the compressed data of the second chunk (at 3733, covering log times
+    // 20.32 s to 20.65 s after 1700000000 s).
+    let mut damaged_bytes = healthy.to_vec();
+    damaged_bytes[3733 + 1500] ^= 0xff;
+    let damaged = open_bytes(damaged_bytes).unwrap();
+    let bag = open(testdata::path("bags/generated/ros_comm/ref_none.bag")).unwrap();
+    let lost = 1_700_000_000_320_000_000..=1_700_000_000_650_000_000;
+    let kept = messages(&open_bytes(healthy).unwrap())
+        .into_iter()
+        .filter(|(_, time, _)| !lost.contains(time))
+        .count() as u64;
+    assert!(kept < 300);
+
+    let mut out = writer(Format::Mcap);
+    let report = merge(
+        &[&damaged, &bag],
+        &mut *out,
+        ConvertOptions::new().keep_going(true),
+    )
+    .unwrap();
+    assert_eq!(report.messages, kept + 150);
+    assert_eq!(report.damage.len(), 1);
+    assert_eq!(report.damage[0].input, 0);
+
+    let mut out = writer(Format::Mcap);
+    let error = merge(&[&damaged, &bag], &mut *out, ConvertOptions::new()).unwrap_err();
+    assert!(
+        matches!(error, Error::InInput { input: 0, .. }),
+        "{error:?}"
+    );
+}
