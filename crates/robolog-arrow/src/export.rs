@@ -296,7 +296,7 @@ pub fn export(
         .filter(|t| t.layout.is_raw())
         .map(|t| t.layout.topic().to_owned())
         .collect();
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
+    let out_dir_guard = NewDirectories::create(out_dir)?;
 
     let total = options
         .filter
@@ -346,6 +346,7 @@ pub fn export(
         (Ok(()), Ok(parts)) => parts,
     };
     let files = commit_all(parts, &layouts, &settings)?;
+    out_dir_guard.keep();
     report.messages = progress.messages;
     if let Some(callback) = &mut options.progress {
         callback(&progress);
@@ -362,6 +363,40 @@ pub fn export(
         .map(|(t, _)| t.layout.topic().to_owned())
         .collect();
     Ok(report)
+}
+
+/// The folders an export created for its output, removed again (when still empty) unless the
+/// export succeeds: a failed export leaves the file system as it found it.
+struct NewDirectories {
+    /// From the output folder up to the outermost folder that did not exist.
+    created: Vec<PathBuf>,
+}
+
+impl NewDirectories {
+    fn create(out_dir: &Path) -> Result<Self> {
+        let created: Vec<PathBuf> = out_dir
+            .ancestors()
+            .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
+        Ok(NewDirectories { created })
+    }
+
+    fn keep(mut self) {
+        self.created.clear();
+    }
+}
+
+impl Drop for NewDirectories {
+    fn drop(&mut self) {
+        for dir in &self.created {
+            // Fails, as wanted, on a folder something else has put files in meanwhile.
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 fn add_channel(

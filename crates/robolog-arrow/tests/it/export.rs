@@ -179,7 +179,9 @@ fn a_failed_export_leaves_no_file_behind() {
     let input = dir.path().join("bad.mcap");
     std::fs::write(&input, mcap_with_a_bad_message(100_000)).unwrap();
     let log = robolog::open(&input).unwrap();
+    // Into a folder that exists: it stays, empty.
     let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
     let error = robolog_arrow::export(&[&log], &out, ExportOptions::new()).unwrap_err();
     assert!(
         error
@@ -188,4 +190,9 @@ fn a_failed_export_leaves_no_file_behind() {
         "{error}"
     );
     assert_eq!(files_in(&out), Vec::<String>::new());
+    // Into folders the export creates: they go away again.
+    let nested = dir.path().join("new/out");
+    robolog_arrow::export(&[&log], &nested, ExportOptions::new()).unwrap_err();
+    assert!(!dir.path().join("new").exists());
+    assert!(out.exists());
 }
