@@ -181,6 +181,8 @@ impl Migration {
 struct Entry {
     channel: Arc<Channel>,
     transcoder: Transcoder,
+    /// ROS 2 → ROS 1: the source type's CDR plan (see [`Compiled::cdr_source`]).
+    cdr_source: Option<Arc<robolog_cdr::Plan>>,
 }
 
 /// The compiled migration of one type and definition.
@@ -188,6 +190,10 @@ struct Entry {
 struct Compiled {
     schema: Arc<Schema>,
     transcoder: Transcoder,
+    /// ROS 2 → ROS 1: the source type's CDR plan. The transcoder reads little-endian XCDR1,
+    /// what every ROS 2 middleware writes; a message in another encapsulation robolog-cdr
+    /// decodes (big-endian, plain XCDR2) is first re-encoded as that through this plan.
+    cdr_source: Option<Arc<robolog_cdr::Plan>>,
     /// ROS 1 → ROS 2: the RIHS01 hash; ROS 2 → ROS 1: the md5sum.
     identity: String,
 }
@@ -321,6 +327,7 @@ impl Migrator {
                 let entry = Arc::new(Entry {
                     channel: Arc::new(migrated),
                     transcoder: compiled.transcoder.clone(),
+                    cdr_source: compiled.cdr_source.clone(),
                 });
                 self.shared.push(Arc::clone(&entry));
                 entry
@@ -372,20 +379,32 @@ impl Migrator {
                 return self.message(input, message);
             }
         };
-        let mut out = Vec::with_capacity(message.data.len() + message.data.len() / 4 + 16);
+        let fail = |truncated: bool, offset: Option<usize>, reason: String| {
+            Error::Decode(DecodeError::Message {
+                topic: message.channel.topic.clone(),
+                type_name: message.channel.type_name().to_owned(),
+                log_time_ns: message.log_time_ns,
+                truncated,
+                offset: offset.map(|o| o as u64),
+                reason,
+            })
+        };
+        let little_endian_xcdr1;
+        let data: &[u8] = match &entry.cdr_source {
+            Some(plan) if message.data.get(..2).is_some_and(|kind| kind != [0, 1]) => {
+                little_endian_xcdr1 = plan
+                    .decode(&message.data)
+                    .and_then(|decoded| plan.encode(decoded.tree()))
+                    .map_err(|e| fail(e.is_truncation(), e.offset(), e.to_string()))?;
+                &little_endian_xcdr1
+            }
+            _ => &message.data,
+        };
+        let mut out = Vec::with_capacity(data.len() + data.len() / 4 + 16);
         entry
             .transcoder
-            .transcode(&message.data, &mut out)
-            .map_err(|e| {
-                Error::Decode(DecodeError::Message {
-                    topic: message.channel.topic.clone(),
-                    type_name: message.channel.type_name().to_owned(),
-                    log_time_ns: message.log_time_ns,
-                    truncated: e.is_truncation(),
-                    offset: e.offset().map(|o| o as u64),
-                    reason: e.to_string(),
-                })
-            })?;
+            .transcode(data, &mut out)
+            .map_err(|e| fail(e.is_truncation(), e.offset(), e.to_string()))?;
         Ok(Message {
             channel: Arc::clone(&entry.channel),
             log_time_ns: message.log_time_ns,
@@ -433,6 +452,7 @@ fn compile(
     let type_name = schema.map_or("", |s| s.name.as_str());
     let fail = |reason: String| vec![format!("{type_name} ({reason})")];
     let name = TypeName::parse(type_name).map_err(|e| fail(e.to_string()))?;
+    let mut cdr_source = None;
     let migrated = match target {
         RosVersion::Ros2 => {
             let Some(schema) = schema.filter(|s| s.encoding == ROS1MSG) else {
@@ -450,6 +470,11 @@ fn compile(
                 return Err(fail("a ROS 2 channel without a schema".to_owned()));
             };
             let (registry, top) = crate::decode::cdr_registry(schema, hash).map_err(fail)?;
+            // A type the transcoder takes but robolog-cdr cannot plan keeps the transcoder's
+            // own refusal of other encapsulations.
+            cdr_source = robolog_cdr::Plan::compile(&registry, &top)
+                .ok()
+                .map(Arc::new);
             definitions::to_ros1(&top, registry, settings.copy_unmatched)
         }
     }
@@ -496,6 +521,7 @@ fn compile(
             data: Bytes::from(text.into_bytes()),
         }),
         transcoder,
+        cdr_source,
         identity,
     }))
 }

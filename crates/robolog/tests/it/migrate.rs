@@ -428,6 +428,70 @@ fn migrated_bags_read_in_rosbags_as_rosbags_convert_output() {
     assert_eq!(total, 2 * (150 + 150 + 20 + 3 + 1 + 1 + 8647), "{output}");
 }
 
+/// ROS 2 messages in big-endian CDR or plain XCDR2 (which some middlewares write) migrate to
+/// ROS 1 as their little-endian XCDR1 forms do.
+#[test]
+fn every_cdr_encapsulation_migrates_to_ros1_as_little_endian_does() {
+    use robolog_cdr::{Encapsulation, Plan};
+
+    let bag = open(testdata::path("bags/generated/ros_comm/ref_none.bag")).unwrap();
+    let to_ros1 = |log: &Log| {
+        let mut out = create_writer(
+            Output::memory(),
+            WriterOptions::default_for(Format::Bag).unwrap(),
+        )
+        .unwrap();
+        convert(log, &mut *out, ConvertOptions::new()).unwrap();
+        robolog::open_bytes(out.finish().unwrap().data.unwrap()).unwrap()
+    };
+    let mut mcap = create_writer(
+        Output::memory(),
+        WriterOptions::default_for(Format::Mcap).unwrap(),
+    )
+    .unwrap();
+    let options = ConvertOptions::new().migration(Migration::to(RosVersion::Ros2));
+    convert(&bag, &mut *mcap, options).unwrap();
+    let ros2 = robolog::open_bytes(mcap.finish().unwrap().data.unwrap()).unwrap();
+    let want = decoded(&to_ros1(&ros2));
+    assert_eq!(want.len(), 150);
+    for encapsulation in [
+        Encapsulation::CdrBe,
+        Encapsulation::PlainCdr2Le,
+        Encapsulation::PlainCdr2Be,
+    ] {
+        let mut writer = create_writer(
+            Output::memory(),
+            WriterOptions::default_for(Format::Mcap).unwrap(),
+        )
+        .unwrap();
+        let mut ids = std::collections::HashMap::new();
+        for message in ros2.messages().iter().unwrap() {
+            let message = message.unwrap();
+            let channel = &message.channel;
+            let (id, plan) = ids.entry(channel.id).or_insert_with(|| {
+                let schema = channel.schema.as_deref().unwrap();
+                let plan = Plan::from_schema(
+                    &schema.name,
+                    &schema.encoding,
+                    std::str::from_utf8(&schema.data).unwrap(),
+                )
+                .unwrap();
+                (writer.add_channel(channel).unwrap(), plan)
+            });
+            let tree = plan.decode(&message.data).unwrap().into_tree();
+            let data = plan.encode_as(&tree, encapsulation).unwrap();
+            assert_eq!(&data[..4], &encapsulation.header(), "{encapsulation:?}");
+            let message = robolog::Message {
+                data: robolog::Bytes::from(data),
+                ..message.clone()
+            };
+            writer.write_message(*id, &message).unwrap();
+        }
+        let other = robolog::open_bytes(writer.finish().unwrap().data.unwrap()).unwrap();
+        assert_eq!(decoded(&to_ros1(&other)), want, "{encapsulation:?}");
+    }
+}
+
 /// A log of `format` in memory holding `data` as the one message of `channel`.
 fn one_message_log(
     format: Format,
