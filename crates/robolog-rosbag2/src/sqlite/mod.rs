@@ -1,8 +1,10 @@
-//! The sqlite3 storage (`.db3`): reading through SQLite, writing the schema rosbag2 writes, and
-//! salvaging files SQLite refuses by walking their pages.
+//! The sqlite3 storage (`.db3`): reading through SQLite (and whole-table reads of a file nobody
+//! writes straight from its b-tree pages), writing the schema rosbag2 writes, and salvaging
+//! files SQLite refuses by walking their pages.
 
 pub(crate) mod pages;
 pub(crate) mod read;
+pub(crate) mod scan;
 pub(crate) mod write;
 
 use std::path::Path;

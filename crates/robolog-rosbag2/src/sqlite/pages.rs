@@ -273,14 +273,7 @@ impl<'a> Pages<'a> {
         let start = at + a + b;
         let payload_len = usize::try_from(payload_len).ok()?;
         let u = self.usable;
-        let x = u - 35;
-        let local = if payload_len <= x {
-            payload_len
-        } else {
-            let m = ((u - 12) * 32 / 255) - 23;
-            let k = m + ((payload_len - m) % (u - 4));
-            if k <= x { k } else { m }
-        };
+        let local = table_local_len(u, payload_len);
         let mut out = Vec::with_capacity(local);
         out.extend_from_slice(page.get(start..start + local)?);
         if local < payload_len {
@@ -310,6 +303,18 @@ impl<'a> Pages<'a> {
     }
 }
 
+/// How many bytes of a table leaf cell's payload of `len` bytes lie in its page (`usable`
+/// bytes a page), the rest continuing in overflow pages.
+pub(crate) fn table_local_len(usable: usize, len: usize) -> usize {
+    let x = usable - 35;
+    if len <= x {
+        return len;
+    }
+    let m = ((usable - 12) * 32 / 255) - 23;
+    let k = m + ((len - m) % (usable - 4));
+    if k <= x { k } else { m }
+}
+
 /// A schema table entry: type (`table`, `index`), root page, CREATE text.
 pub(crate) type SchemaEntry = (String, u32, String);
 
@@ -336,7 +341,7 @@ pub(crate) fn schema(pages: &Pages<'_>) -> (BTreeMap<String, SchemaEntry>, Vec<u
 
 /// The offsets of a b-tree page's cells (the cell pointer array after a header of
 /// `header_len` bytes at `at`), each checked to lie in the page.
-fn cell_offsets(page: &[u8], at: usize, header_len: usize) -> Option<Vec<usize>> {
+pub(crate) fn cell_offsets(page: &[u8], at: usize, header_len: usize) -> Option<Vec<usize>> {
     let count = usize::from(u16::from_be_bytes([*page.get(at + 3)?, *page.get(at + 4)?]));
     let array = at + header_len;
     let end = array.checked_add(count.checked_mul(2)?)?;
@@ -356,14 +361,14 @@ fn cell_offsets(page: &[u8], at: usize, header_len: usize) -> Option<Vec<usize>>
     )
 }
 
-fn be32(bytes: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn be32(bytes: &[u8], at: usize) -> Option<u32> {
     bytes
         .get(at..at + 4)
         .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// An SQLite varint: 1 to 9 bytes, big-endian, 7 bits each (8 in the ninth).
-fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
+pub(crate) fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
     let mut value = 0u64;
     for (i, &b) in bytes.iter().take(9).enumerate() {
         if i == 8 {

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use robolog_framing::{Bytes, Problem, ProblemKind};
@@ -18,12 +19,13 @@ use crate::qos::parse_profiles;
 use crate::storage::{FileCounts, FileQuery, FileTopic, FileView, RawMessage};
 
 use super::connect;
+use super::scan::Direct;
 
 /// Rows per batch sent from the query thread (or fewer, when their data reaches
 /// [`BATCH_BYTES`]).
-const BATCH_ROWS: usize = 1024;
+pub(crate) const BATCH_ROWS: usize = 1024;
 /// Payload bytes per batch.
-const BATCH_BYTES: usize = 4 << 20;
+pub(crate) const BATCH_BYTES: usize = 4 << 20;
 /// Batches in flight between the query thread and the reader.
 const BATCHES_IN_FLIGHT: usize = 2;
 
@@ -37,6 +39,11 @@ pub(crate) struct Db3 {
     pub(crate) immutable: bool,
     pub(crate) schema_version: u32,
     pub(crate) view: FileView,
+    /// The messages table read without SQLite, for a file opened `immutable` whose table is
+    /// laid out as rosbag2 creates it.
+    direct: Option<Direct>,
+    /// Whether row-id order is log-time order, once a time-ordered query asked.
+    rowid_is_time_order: OnceLock<bool>,
 }
 
 /// A value read leniently as text (NULL is "", numbers are written out, blobs decoded lossily):
@@ -84,9 +91,11 @@ impl Db3 {
 
         let mut tables: HashMap<String, String> = HashMap::new();
         let mut has_timestamp_index = false;
+        let mut messages_root = 0;
+        let mut timestamp_index = None;
         {
             let mut stmt = conn
-                .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")
+                .prepare("SELECT type, name, tbl_name, sql, rootpage FROM sqlite_master")
                 .map_err(sq)?;
             let mut rows = stmt.query([]).map_err(sq)?;
             while let Some(row) = rows.next().map_err(sq)? {
@@ -94,12 +103,18 @@ impl Db3 {
                 let name = text(row.get_ref(1).map_err(sq)?);
                 let table = text(row.get_ref(2).map_err(sq)?);
                 let sql = text(row.get_ref(3).map_err(sq)?);
+                let root = row.get_ref(4).map_err(sq)?.as_i64().ok();
+                let root = root.and_then(|r| u32::try_from(r).ok()).unwrap_or(0);
                 match kind.as_str() {
                     "table" => {
+                        if name == "messages" {
+                            messages_root = root;
+                        }
                         tables.insert(name, sql);
                     }
                     "index" if table == "messages" && sql.contains("timestamp") => {
                         has_timestamp_index = true;
+                        timestamp_index = Some((root, sql));
                     }
                     _ => {}
                 }
@@ -147,6 +162,14 @@ impl Db3 {
             None
         };
         let counts = totals(&conn).map_err(sq)?;
+        let direct = if immutable {
+            tables.get("messages").and_then(|sql| {
+                let index = timestamp_index.as_ref().map(|(r, s)| (*r, s.as_str()));
+                Direct::new(messages_root, sql, index)
+            })
+        } else {
+            None
+        };
         Ok(Db3 {
             path: path.to_path_buf(),
             db_path: db_path.to_path_buf(),
@@ -159,6 +182,8 @@ impl Db3 {
                 counts,
                 notes,
             },
+            direct,
+            rowid_is_time_order: OnceLock::new(),
         })
     }
 
@@ -211,17 +236,55 @@ impl Db3 {
         (sql, params)
     }
 
+    /// The direct reading of the messages table, when it answers `query`: every time, in
+    /// row-id order, or in log-time order where that is row-id order.
+    fn direct_for(&self, query: &FileQuery) -> Option<Direct> {
+        let direct = self.direct.as_ref()?;
+        if !query.is_all_times() {
+            return None;
+        }
+        let usable = match query.order {
+            Order::File => true,
+            Order::LogTime | Order::Topic => match self.rowid_is_time_order.get() {
+                Some(&known) => known,
+                None => {
+                    // A damaged index leaves the order to SQLite, which reports the damage.
+                    let known = direct
+                        .in_time_order(&self.path, &self.db_path)
+                        .unwrap_or(false);
+                    *self.rowid_is_time_order.get_or_init(|| known)
+                }
+            },
+            Order::ReverseLogTime => false,
+        };
+        usable.then(|| direct.clone())
+    }
+
     /// Streams the messages of `query` from a worker thread.
     pub(crate) fn messages(&self, query: &FileQuery) -> Result<Db3Messages> {
-        let (sql, params) = Self::sql(query);
         let (tx, rx) = sync_channel(BATCHES_IN_FLIGHT);
         let db_path = self.db_path.clone();
         let path = self.path.clone();
-        let immutable = self.immutable;
-        std::thread::Builder::new()
-            .name("robolog-db3".to_owned())
-            .spawn(move || run_query(&path, &db_path, immutable, &sql, &params, &tx))
-            .map_err(|e| Error::io(&self.path, e))?;
+        let spawned = match self.direct_for(query) {
+            Some(direct) => {
+                let query = query.clone();
+                std::thread::Builder::new()
+                    .name("robolog-db3".to_owned())
+                    .spawn(move || {
+                        if let Err(e) = direct.run(&path, &db_path, &query, &tx) {
+                            let _ = tx.send(Err(e));
+                        }
+                    })
+            }
+            None => {
+                let (sql, params) = Self::sql(query);
+                let immutable = self.immutable;
+                std::thread::Builder::new()
+                    .name("robolog-db3".to_owned())
+                    .spawn(move || run_query(&path, &db_path, immutable, &sql, &params, &tx))
+            }
+        };
+        spawned.map_err(|e| Error::io(&self.path, e))?;
         Ok(Db3Messages {
             rx,
             batch: None,
@@ -368,9 +431,9 @@ fn totals(conn: &Connection) -> rusqlite::Result<FileCounts> {
 }
 
 /// A batch of rows and their data, which the messages share.
-struct Batch {
-    rows: Vec<(i64, i64, i64, Range<usize>)>,
-    data: Bytes,
+pub(crate) struct Batch {
+    pub(crate) rows: Vec<(i64, i64, i64, Range<usize>)>,
+    pub(crate) data: Bytes,
 }
 
 fn run_query(

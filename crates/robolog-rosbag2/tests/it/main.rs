@@ -5,5 +5,6 @@
 mod interop;
 mod recordings;
 mod recover;
+mod sqlite_read;
 mod support;
 mod write;

@@ -1,0 +1,481 @@
+//! Reading the `messages` table of a `.db3` that nobody writes (opened `immutable`) without
+//! SQLite: the leaves of its b-tree in row-id order, read from the file in blocks of
+//! consecutive pages, each row's blob copied once into the batch the reader gets.
+//!
+//! SQLite answers the same query a page at a time through its virtual machine; for a whole
+//! table that is most of the reading time. Row-id order is the file order of rosbag2's
+//! recorder (it inserts as messages arrive), and it is log-time order exactly when the
+//! timestamp index lists the row ids in increasing order, which [`Direct::in_time_order`]
+//! checks by walking the index (a few bytes a message). Otherwise, and for anything but a
+//! table laid out as rosbag2 and rosbags create it, the caller asks SQLite.
+//!
+//! Nothing here trusts a length or a page number before checking it; a damaged page is an
+//! error naming its byte offset, as SQLite would refuse the file at the same place.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::mpsc::SyncSender;
+
+use robolog_framing::Bytes;
+
+use super::pages::{Value, be32, cell_offsets, parse_record, table_local_len, varint};
+use super::read::{BATCH_BYTES, BATCH_ROWS, Batch};
+use crate::error::{Error, Result};
+use crate::storage::FileQuery;
+
+/// Page types.
+const INTERIOR_INDEX: u8 = 0x02;
+const INTERIOR_TABLE: u8 = 0x05;
+const LEAF_INDEX: u8 = 0x0a;
+const LEAF_TABLE: u8 = 0x0d;
+/// Bytes read at once by a scan of the table: consecutive pages, so that the file is read in
+/// large blocks. The index's pages lie scattered between the table's: they are read one by one.
+const SCAN_BLOCK: usize = 1 << 20;
+/// B-trees deeper than this are not real files (SQLite's own limit is 20).
+const MAX_DEPTH: usize = 40;
+
+/// The `messages` table's b-tree, and its timestamp index, found where a `.db3` keeps them.
+#[derive(Debug, Clone)]
+pub(crate) struct Direct {
+    messages_root: u32,
+    index_root: Option<u32>,
+}
+
+impl Direct {
+    /// The direct reading of a table created as `sql` with root page `root` (and its
+    /// timestamp index, when it has one): `None` unless the table's columns are rosbag2's
+    /// (`id INTEGER PRIMARY KEY, topic_id, timestamp, data`, in that order), so that a record
+    /// is read as SQLite would read it.
+    pub(crate) fn new(root: u32, sql: &str, index: Option<(u32, &str)>) -> Option<Direct> {
+        let columns = column_definitions(sql)?;
+        let names: Vec<String> = columns
+            .iter()
+            .map(|c| {
+                c.split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .trim_matches(|ch| matches!(ch, '"' | '`' | '[' | ']'))
+                    .to_ascii_lowercase()
+            })
+            .collect();
+        let id_is_rowid = columns.first().is_some_and(|c| {
+            let c = c.to_ascii_uppercase();
+            let words: Vec<&str> = c.split_whitespace().collect();
+            words.get(1..4) == Some(&["INTEGER", "PRIMARY", "KEY"][..]) && !c.contains("DESC")
+        });
+        if names != ["id", "topic_id", "timestamp", "data"] || !id_is_rowid || root == 0 {
+            return None;
+        }
+        let index_root = index.and_then(|(root, sql)| {
+            let columns = column_definitions(sql)?;
+            let words: Vec<String> = columns
+                .first()?
+                .split_whitespace()
+                .map(str::to_ascii_lowercase)
+                .collect();
+            let plain = columns.len() == 1
+                && (words == ["timestamp"] || words == ["timestamp", "asc"])
+                && root != 0;
+            plain.then_some(root)
+        });
+        Some(Direct {
+            messages_root: root,
+            index_root,
+        })
+    }
+
+    /// Whether row-id order is log-time order (`ORDER BY timestamp, id`): the timestamp index
+    /// lists the row ids in increasing order. `false` without an index.
+    pub(crate) fn in_time_order(&self, path: &Path, db_path: &Path) -> Result<bool> {
+        let Some(root) = self.index_root else {
+            return Ok(false);
+        };
+        let mut file = PageFile::open(path, db_path, 0)?;
+        // In-order walk: an interior page's keys come between its children.
+        struct Frame {
+            page: Vec<u8>,
+            at: usize,
+            cells: Vec<usize>,
+            next: usize,
+            descended: bool,
+        }
+        let mut last_rowid = i64::MIN;
+        let mut pages_seen = 0u64;
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut push = |file: &mut PageFile<'_>, stack: &mut Vec<Frame>, n: u32| -> Result<bool> {
+            pages_seen += 1;
+            if stack.len() >= MAX_DEPTH || pages_seen > u64::from(file.count) {
+                return Ok(false);
+            }
+            let (kind, at, page) = file.btree_page(n)?;
+            let header = match kind {
+                LEAF_INDEX => 8,
+                INTERIOR_INDEX => 12,
+                _ => return Ok(false),
+            };
+            let Some(cells) = cell_offsets(&page, at, header) else {
+                return Ok(false);
+            };
+            stack.push(Frame {
+                page,
+                at,
+                cells,
+                next: 0,
+                descended: false,
+            });
+            Ok(true)
+        };
+        if !push(&mut file, &mut stack, root)? {
+            return Ok(false);
+        }
+        while let Some(frame) = stack.last_mut() {
+            let interior = frame.page.get(frame.at) == Some(&INTERIOR_INDEX);
+            if frame.next == frame.cells.len() {
+                let right = if interior && !frame.descended {
+                    frame.descended = true;
+                    be32(&frame.page, frame.at + 8)
+                } else {
+                    None
+                };
+                match right {
+                    Some(child) => {
+                        if !push(&mut file, &mut stack, child)? {
+                            return Ok(false);
+                        }
+                    }
+                    None => {
+                        stack.pop();
+                    }
+                }
+                continue;
+            }
+            let cell = frame.cells[frame.next];
+            if interior && !frame.descended {
+                frame.descended = true;
+                let Some(child) = be32(&frame.page, cell) else {
+                    return Ok(false);
+                };
+                if !push(&mut file, &mut stack, child)? {
+                    return Ok(false);
+                }
+                continue;
+            }
+            frame.descended = false;
+            frame.next += 1;
+            let key_at = if interior { cell + 4 } else { cell };
+            let Some(rowid) = index_rowid(&frame.page, key_at, file.usable) else {
+                return Ok(false);
+            };
+            if rowid <= last_rowid {
+                return Ok(false);
+            }
+            last_rowid = rowid;
+        }
+        Ok(true)
+    }
+
+    /// Sends the rows `query` selects, in row-id order, to `tx` in batches (`Ok(())` also when
+    /// the reader hung up).
+    pub(crate) fn run(
+        &self,
+        path: &Path,
+        db_path: &Path,
+        query: &FileQuery,
+        tx: &SyncSender<Result<Batch>>,
+    ) -> Result<()> {
+        let mut file = PageFile::open(path, db_path, SCAN_BLOCK)?;
+        let page_size = file.page_size;
+        let damaged = |n: u32, what: &str| damaged(path, page_size, n, what);
+        let mut rows = Vec::with_capacity(BATCH_ROWS);
+        let mut data = Vec::new();
+        let mut scratch = Vec::new();
+        // A page reached twice is a loop or a shared subtree: damage, not a second read.
+        let mut visited = vec![0u64; (file.count as usize).div_ceil(64) + 1];
+        // Depth-first, left to right, so leaves come in key order; each entry has its depth.
+        let mut stack = vec![(self.messages_root, 0usize)];
+        while let Some((n, depth)) = stack.pop() {
+            if depth > MAX_DEPTH {
+                return Err(damaged(n, "lies deeper than any real b-tree"));
+            }
+            let at = if n == 1 { 100 } else { 0 };
+            let kind = file.page(n)?[at];
+            let (word, bit) = (n as usize / 64, 1u64 << (n % 64));
+            if visited[word] & bit != 0 {
+                return Err(damaged(n, "is reached twice in the tree"));
+            }
+            visited[word] |= bit;
+            if kind == INTERIOR_TABLE {
+                let page = file.page(n)?;
+                let cells = cell_offsets(page, at, 12)
+                    .ok_or_else(|| damaged(n, "has a cell pointer array past its end"))?;
+                let right = be32(page, at + 8).ok_or_else(|| damaged(n, "has a cut header"))?;
+                stack.push((right, depth + 1));
+                for &c in cells.iter().rev() {
+                    let child = be32(page, c).ok_or_else(|| damaged(n, "has a cut cell"))?;
+                    stack.push((child, depth + 1));
+                }
+                continue;
+            }
+            if kind != LEAF_TABLE {
+                return Err(damaged(n, "is not a page of a table b-tree"));
+            }
+            let cells = cell_offsets(file.page(n)?, at, 8)
+                .ok_or_else(|| damaged(n, "has a cell pointer array past its end"))?;
+            for cell in cells {
+                let Some((rowid, place)) = file.table_cell(n, cell, &mut scratch)? else {
+                    return Err(damaged(n, "has a cell that does not fit"));
+                };
+                let payload = match place {
+                    Payload::InPage(range) => &file.page(n)?[range],
+                    Payload::InScratch => &scratch[..],
+                };
+                let values = parse_record(payload)
+                    .ok_or_else(|| damaged(n, "has a record that does not fit its cell"))?;
+                let (topic, timestamp, blob) = match values.as_slice() {
+                    [_, Value::Int(topic), Value::Int(timestamp), blob] => {
+                        (*topic, *timestamp, blob)
+                    }
+                    [_, Value::Int(_), _, _] => {
+                        return Err(Error::db3(
+                            path,
+                            format!("message row {rowid}: timestamp is not an integer"),
+                        ));
+                    }
+                    [_, _, _, _] => {
+                        return Err(Error::db3(
+                            path,
+                            format!("message row {rowid}: topic_id is not an integer"),
+                        ));
+                    }
+                    _ => return Err(damaged(n, "has a row without four columns")),
+                };
+                if query.topics.as_ref().is_some_and(|t| !t.contains(&topic)) {
+                    continue;
+                }
+                let bytes = match blob {
+                    Value::Blob(b) | Value::Text(b) => *b,
+                    Value::Null => &[][..],
+                    _ => {
+                        return Err(Error::db3(
+                            path,
+                            format!("message row {rowid}: data is not a blob"),
+                        ));
+                    }
+                };
+                let start = data.len();
+                data.extend_from_slice(bytes);
+                rows.push((rowid, topic, timestamp, start..data.len()));
+                if rows.len() >= BATCH_ROWS || data.len() >= BATCH_BYTES {
+                    let batch = Batch {
+                        rows: std::mem::replace(&mut rows, Vec::with_capacity(BATCH_ROWS)),
+                        data: Bytes::from(std::mem::take(&mut data)),
+                    };
+                    if tx.send(Ok(batch)).is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        if !rows.is_empty() {
+            let _ = tx.send(Ok(Batch {
+                rows,
+                data: Bytes::from(data),
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// The error for damage in page `n` of a file of `page_size` pages.
+fn damaged(path: &Path, page_size: usize, n: u32, what: &str) -> Error {
+    let offset = u64::from(n.saturating_sub(1)) * page_size as u64;
+    Error::db3(
+        path,
+        format!("page {n} (at byte {offset}) of the messages table {what}"),
+    )
+}
+
+/// Where a cell's record payload is.
+enum Payload {
+    /// In its page, at this range.
+    InPage(Range<usize>),
+    /// Assembled from its page and overflow pages in the scratch buffer.
+    InScratch,
+}
+
+/// The column definitions of a `CREATE TABLE` or `CREATE INDEX` text: what is between its
+/// outer parentheses, split at top-level commas.
+fn column_definitions(sql: &str) -> Option<Vec<&str>> {
+    let open = sql.find('(')?;
+    let close = sql.rfind(')')?;
+    let inner = sql.get(open + 1..close)?;
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth = depth.checked_sub(1)?,
+            ',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(inner[start..].trim());
+    Some(out)
+}
+
+/// The row id at the end of an index key (`timestamp, rowid`) whose cell starts at `at`;
+/// `None` for anything else (a key that overflows its page is not a timestamp and a row id).
+fn index_rowid(page: &[u8], at: usize, usable: usize) -> Option<i64> {
+    let (len, n) = varint(page.get(at..)?)?;
+    let len = usize::try_from(len).ok()?;
+    if len > ((usable - 12) * 64 / 255) - 23 {
+        return None;
+    }
+    let payload = page.get(at + n..at + n + len)?;
+    match parse_record(payload)?.as_slice() {
+        [Value::Int(_), Value::Int(rowid)] => Some(*rowid),
+        _ => None,
+    }
+}
+
+/// The database file read a block of pages at a time into one reused buffer.
+struct PageFile<'p> {
+    path: &'p Path,
+    file: File,
+    page_size: usize,
+    usable: usize,
+    /// Whole pages in the file.
+    count: u32,
+    /// Bytes read at once (at least a page).
+    block_len: usize,
+    block: Vec<u8>,
+    /// The file offsets `block` holds.
+    block_range: Range<u64>,
+}
+
+impl<'p> PageFile<'p> {
+    fn open(path: &'p Path, db_path: &Path, block_len: usize) -> Result<Self> {
+        let io = |e| Error::io(path, e);
+        let mut file = File::open(db_path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let mut header = [0u8; 100];
+        let bad = || Error::db3(path, "the SQLite header at byte 0 is damaged".to_owned());
+        if len < 100 {
+            return Err(bad());
+        }
+        file.read_exact(&mut header).map_err(io)?;
+        if &header[..16] != b"SQLite format 3\0" {
+            return Err(bad());
+        }
+        let raw = u16::from_be_bytes([header[16], header[17]]);
+        let page_size = if raw == 1 { 65536 } else { usize::from(raw) };
+        let reserved = usize::from(header[20]);
+        if !page_size.is_power_of_two() || !(512..=65536).contains(&page_size) {
+            return Err(bad());
+        }
+        if reserved >= page_size - 480 {
+            return Err(bad());
+        }
+        Ok(PageFile {
+            path,
+            file,
+            page_size,
+            usable: page_size - reserved,
+            count: u32::try_from(len / page_size as u64).unwrap_or(u32::MAX),
+            block_len: block_len.max(page_size),
+            block: Vec::new(),
+            block_range: 0..0,
+        })
+    }
+
+    /// Page `n` (1-based), from the current block or a new one that starts with it.
+    fn page(&mut self, n: u32) -> Result<&[u8]> {
+        if n == 0 || n > self.count {
+            return Err(Error::db3(
+                self.path,
+                format!(
+                    "a b-tree names page {n}, but the file has {} whole pages",
+                    self.count
+                ),
+            ));
+        }
+        let start = u64::from(n - 1) * self.page_size as u64;
+        let end = start + self.page_size as u64;
+        if start < self.block_range.start || end > self.block_range.end {
+            let whole = u64::from(self.count) * self.page_size as u64;
+            let len = (self.block_len as u64).min(whole - start) as usize;
+            self.block.resize(len, 0);
+            self.block_range = 0..0;
+            self.file
+                .seek(SeekFrom::Start(start))
+                .and_then(|_| self.file.read_exact(&mut self.block))
+                .map_err(|e| Error::io(self.path, e))?;
+            self.block_range = start..start + len as u64;
+        }
+        let at = (start - self.block_range.start) as usize;
+        Ok(&self.block[at..at + self.page_size])
+    }
+
+    /// Page `n` as a b-tree page: its type, where its header starts (after the file header
+    /// on page 1) and a copy of its bytes.
+    fn btree_page(&mut self, n: u32) -> Result<(u8, usize, Vec<u8>)> {
+        let page = self.page(n)?.to_vec();
+        let at = if n == 1 { 100 } else { 0 };
+        Ok((page[at], at, page))
+    }
+
+    /// The row id and record payload of the cell at `at` of table leaf page `n`: in the page,
+    /// or assembled in `scratch` when it continues in overflow pages; `None` when the cell or
+    /// its overflow chain is damaged.
+    fn table_cell(
+        &mut self,
+        n: u32,
+        at: usize,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Option<(i64, Payload)>> {
+        let usable = self.usable;
+        let count = self.count;
+        let page = self.page(n)?;
+        let cell = || -> Option<(i64, usize, usize, usize)> {
+            let (len, a) = varint(page.get(at..)?)?;
+            let (rowid, b) = varint(page.get(at + a..)?)?;
+            let start = at + a + b;
+            let len = usize::try_from(len).ok()?;
+            let local = table_local_len(usable, len);
+            page.get(start..start.checked_add(local)?)?;
+            Some((rowid as i64, start, local, len))
+        };
+        let Some((rowid, start, local, len)) = cell() else {
+            return Ok(None);
+        };
+        if local == len {
+            return Ok(Some((rowid, Payload::InPage(start..start + len))));
+        }
+        scratch.clear();
+        scratch.extend_from_slice(&page[start..start + local]);
+        let Some(mut next) = be32(page, start + local) else {
+            return Ok(None);
+        };
+        let mut hops = 0u32;
+        while scratch.len() < len {
+            hops += 1;
+            if hops > count || next == 0 || next > count {
+                return Ok(None);
+            }
+            let overflow = self.page(next)?;
+            let want = (len - scratch.len()).min(usable - 4);
+            let Some(part) = overflow.get(4..4 + want) else {
+                return Ok(None);
+            };
+            scratch.extend_from_slice(part);
+            next = be32(overflow, 0).unwrap_or(0);
+        }
+        Ok(Some((rowid, Payload::InScratch)))
+    }
+}
