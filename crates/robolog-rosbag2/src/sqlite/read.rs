@@ -23,9 +23,9 @@ use super::scan::Direct;
 
 /// Rows per batch sent from the query thread (or fewer, when their data reaches
 /// [`BATCH_BYTES`]).
-pub(crate) const BATCH_ROWS: usize = 1024;
+const BATCH_ROWS: usize = 1024;
 /// Payload bytes per batch.
-pub(crate) const BATCH_BYTES: usize = 4 << 20;
+const BATCH_BYTES: usize = 4 << 20;
 /// Batches in flight between the query thread and the reader.
 const BATCHES_IN_FLIGHT: usize = 2;
 
@@ -432,8 +432,50 @@ fn totals(conn: &Connection) -> rusqlite::Result<FileCounts> {
 
 /// A batch of rows and their data, which the messages share.
 pub(crate) struct Batch {
-    pub(crate) rows: Vec<(i64, i64, i64, Range<usize>)>,
-    pub(crate) data: Bytes,
+    rows: Vec<(i64, i64, i64, Range<usize>)>,
+    data: Bytes,
+}
+
+/// Rows gathered into batches and sent to the reader as each fills.
+pub(crate) struct Batcher<'t> {
+    tx: &'t SyncSender<Result<Batch>>,
+    rows: Vec<(i64, i64, i64, Range<usize>)>,
+    data: Vec<u8>,
+}
+
+impl<'t> Batcher<'t> {
+    pub(crate) fn new(tx: &'t SyncSender<Result<Batch>>) -> Self {
+        Batcher {
+            tx,
+            rows: Vec::with_capacity(BATCH_ROWS),
+            data: Vec::new(),
+        }
+    }
+
+    /// Adds a row (its data copied); `false` when the reader hung up.
+    pub(crate) fn push(&mut self, id: i64, topic: i64, timestamp: i64, bytes: &[u8]) -> bool {
+        let at = self.data.len();
+        self.data.extend_from_slice(bytes);
+        self.rows.push((id, topic, timestamp, at..self.data.len()));
+        if self.rows.len() < BATCH_ROWS && self.data.len() < BATCH_BYTES {
+            return true;
+        }
+        let batch = Batch {
+            rows: std::mem::replace(&mut self.rows, Vec::with_capacity(BATCH_ROWS)),
+            data: Bytes::from(std::mem::take(&mut self.data)),
+        };
+        self.tx.send(Ok(batch)).is_ok()
+    }
+
+    /// Sends the last rows.
+    pub(crate) fn finish(self) {
+        if !self.rows.is_empty() {
+            let _ = self.tx.send(Ok(Batch {
+                rows: self.rows,
+                data: Bytes::from(self.data),
+            }));
+        }
+    }
 }
 
 fn run_query(
@@ -451,8 +493,7 @@ fn run_query(
         let mut rows = stmt
             .query(rusqlite::params_from_iter(params.iter()))
             .map_err(sq)?;
-        let mut meta = Vec::with_capacity(BATCH_ROWS);
-        let mut data = Vec::new();
+        let mut batcher = Batcher::new(tx);
         while let Some(row) = rows.next().map_err(sq)? {
             let id = row.get_ref(0).map_err(sq)?.as_i64().unwrap_or(-1);
             let topic = row.get_ref(1).map_err(sq)?.as_i64().map_err(|_| {
@@ -477,26 +518,12 @@ fn run_query(
                     ));
                 }
             };
-            let at = data.len();
-            data.extend_from_slice(bytes);
-            meta.push((id, topic, timestamp, at..data.len()));
-            if meta.len() >= BATCH_ROWS || data.len() >= BATCH_BYTES {
-                let batch = Batch {
-                    rows: std::mem::replace(&mut meta, Vec::with_capacity(BATCH_ROWS)),
-                    data: Bytes::from(std::mem::take(&mut data)),
-                };
-                if tx.send(Ok(batch)).is_err() {
-                    // The reader was dropped.
-                    return Ok(());
-                }
+            if !batcher.push(id, topic, timestamp, bytes) {
+                // The reader was dropped.
+                return Ok(());
             }
         }
-        if !meta.is_empty() {
-            let _ = tx.send(Ok(Batch {
-                rows: meta,
-                data: Bytes::from(data),
-            }));
-        }
+        batcher.finish();
         Ok(())
     })();
     if let Err(e) = result {

@@ -18,10 +18,8 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::mpsc::SyncSender;
 
-use robolog_framing::Bytes;
-
 use super::pages::{Value, be32, cell_offsets, parse_record, table_local_len, varint};
-use super::read::{BATCH_BYTES, BATCH_ROWS, Batch};
+use super::read::{Batch, Batcher};
 use crate::error::{Error, Result};
 use crate::storage::FileQuery;
 
@@ -188,8 +186,7 @@ impl Direct {
         let mut file = PageFile::open(path, db_path, SCAN_BLOCK)?;
         let page_size = file.page_size;
         let damaged = |n: u32, what: &str| damaged(path, page_size, n, what);
-        let mut rows = Vec::with_capacity(BATCH_ROWS);
-        let mut data = Vec::new();
+        let mut batcher = Batcher::new(tx);
         let mut scratch = Vec::new();
         // A page reached twice is a loop or a shared subtree: damage, not a second read.
         let mut visited = vec![0u64; (file.count as usize).div_ceil(64) + 1];
@@ -264,26 +261,12 @@ impl Direct {
                         ));
                     }
                 };
-                let start = data.len();
-                data.extend_from_slice(bytes);
-                rows.push((rowid, topic, timestamp, start..data.len()));
-                if rows.len() >= BATCH_ROWS || data.len() >= BATCH_BYTES {
-                    let batch = Batch {
-                        rows: std::mem::replace(&mut rows, Vec::with_capacity(BATCH_ROWS)),
-                        data: Bytes::from(std::mem::take(&mut data)),
-                    };
-                    if tx.send(Ok(batch)).is_err() {
-                        return Ok(());
-                    }
+                if !batcher.push(rowid, topic, timestamp, bytes) {
+                    return Ok(());
                 }
             }
         }
-        if !rows.is_empty() {
-            let _ = tx.send(Ok(Batch {
-                rows,
-                data: Bytes::from(data),
-            }));
-        }
+        batcher.finish();
         Ok(())
     }
 }

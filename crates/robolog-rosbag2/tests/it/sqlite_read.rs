@@ -6,7 +6,7 @@ use std::path::Path;
 
 use robolog_rosbag2::{Bag, Order, StorageId, WriteOptions};
 
-use crate::support::{cdr_string, write_bag};
+use crate::support::{cdr_string, rows, write_bag};
 
 type Row = (String, u64, Vec<u8>);
 
@@ -36,18 +36,7 @@ fn our_rows(bag: &Bag, topics: Option<&[&str]>, order: Order) -> Vec<Row> {
     if let Some(topics) = topics {
         query = query.topics(topics.iter().copied());
     }
-    query
-        .iter()
-        .unwrap()
-        .map(|m| {
-            let m = m.unwrap();
-            (
-                bag.topic(m.topic).unwrap().name().to_owned(),
-                m.log_time,
-                m.data.to_vec(),
-            )
-        })
-        .collect()
+    rows(bag, query)
 }
 
 /// How many pages of each kind SQLite's `dbstat` counts in the messages table.

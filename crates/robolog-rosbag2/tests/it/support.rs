@@ -1,8 +1,8 @@
 //! Bags made for the tests: random-ish content, written by our writer.
 
 use robolog_rosbag2::{
-    Bag, CompressionMode, Definition, Order, QosProfile, StorageId, TopicMetadata, WriteOptions,
-    Writer,
+    Bag, CompressionMode, Definition, Order, QosProfile, Query, StorageId, TopicMetadata,
+    WriteOptions, Writer,
 };
 
 /// A CDR `std_msgs/msg/String` holding `text`.
@@ -71,8 +71,12 @@ pub(crate) fn write_bag(
 
 /// Every message of a bag in time order as (topic name, time, payload).
 pub(crate) fn read_all(bag: &Bag) -> Vec<(String, u64, Vec<u8>)> {
-    bag.messages()
-        .order(Order::LogTime)
+    rows(bag, bag.messages().order(Order::LogTime))
+}
+
+/// The messages `query` of `bag` selects as (topic name, time, payload).
+pub(crate) fn rows(bag: &Bag, query: Query<'_>) -> Vec<(String, u64, Vec<u8>)> {
+    query
         .iter()
         .unwrap()
         .map(|m| {
