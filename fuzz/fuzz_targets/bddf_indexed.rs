@@ -3,16 +3,15 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robolog_bddf::{BddfReader, ReaderOptions};
+use robolog_bddf::{BddfReader, ReadOptions};
 use robolog_framing::Bytes;
 
 fuzz_target!(|data: &[u8]| {
     let input = Bytes::copy_from_slice(data);
     for scan_fallback in [true, false] {
-        let options = ReaderOptions {
-            verify_checksum: true,
-            scan_fallback,
-        };
+        let options = ReadOptions::new()
+            .verify_checksum(true)
+            .strict(!scan_fallback);
         let Ok(reader) = BddfReader::open_with(input.clone(), options) else {
             continue;
         };

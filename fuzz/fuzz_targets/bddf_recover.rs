@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robolog_bddf::{BddfReader, ReaderOptions, recover};
+use robolog_bddf::{BddfReader, ReadOptions, recover};
 use robolog_framing::Bytes;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,10 +16,7 @@ fuzz_target!(|data: &[u8]| {
         out.len() as u64,
         "report and output disagree on the length"
     );
-    let options = ReaderOptions {
-        verify_checksum: true,
-        scan_fallback: false,
-    };
+    let options = ReadOptions::new().verify_checksum(true).strict(true);
     let reader = match BddfReader::open_with(Bytes::from(out), options) {
         Ok(reader) => reader,
         Err(e) => panic!("recover wrote a file the reader refuses: {e}"),

@@ -7,10 +7,9 @@ use robolog_bddf::{StreamOptions, StreamReader};
 use robolog_fuzz::CHUNK_LIMIT;
 
 fuzz_target!(|data: &[u8]| {
-    let options = StreamOptions {
-        max_block_size: CHUNK_LIMIT as u64,
-        verify_checksum: true,
-    };
+    let options = StreamOptions::new()
+        .max_block_size(CHUNK_LIMIT as u64)
+        .verify_checksum(true);
     let Ok(mut reader) = StreamReader::with_options(data, options) else {
         return;
     };

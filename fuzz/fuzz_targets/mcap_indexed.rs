@@ -9,7 +9,7 @@ use robolog_fuzz::{CHUNK_LIMIT, mcap_fields, up_to_first_error};
 use robolog_mcap::{McapReader, Order, ReadOptions};
 
 fn reader_options() -> ReadOptions {
-    ReadOptions::default().record_limit(CHUNK_LIMIT as u64)
+    ReadOptions::default().max_record_size(CHUNK_LIMIT as u64)
     .threads(0)
 }
 

@@ -8,7 +8,7 @@ use robolog_fuzz::{CHUNK_LIMIT, mcap_fields, up_to_first_error};
 use robolog_mcap::{LinearReader, ReadOptions, StreamReader};
 
 fuzz_target!(|data: &[u8]| {
-    let options = ReadOptions::default().record_limit(CHUNK_LIMIT as u64)
+    let options = ReadOptions::default().max_record_size(CHUNK_LIMIT as u64)
     .threads(0);
     let input = Bytes::copy_from_slice(data);
 

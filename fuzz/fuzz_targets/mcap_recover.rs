@@ -10,10 +10,7 @@ fuzz_target!(|data: &[u8]| {
     // Chunks are compressed on the calling thread: the default pipeline starts a pool of
     // threads per writer, which is writer plumbing rather than input handling, and spawning it
     // for every input held this target to about 1,100 executions a second.
-    let write = WriteOptions {
-        compression_threads: 0,
-        ..WriteOptions::default()
-    };
+    let write = WriteOptions::new().threads(0);
     let Ok((out, report)) = recover(data, Vec::new(), write) else {
         return;
     };

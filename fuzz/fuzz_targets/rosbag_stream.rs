@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     let recover = data.len() % 2 == 0;
     {
         let options = StreamOptions::new()
-            .max_record_len(CHUNK_LIMIT as u64)
+            .max_record_size(CHUNK_LIMIT as u64)
             .recover(recover);
         let Ok(mut reader) = StreamReader::with_options(data, options) else {
             return;

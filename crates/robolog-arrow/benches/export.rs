@@ -42,9 +42,9 @@ fn data_dir() -> PathBuf {
 }
 
 fn writer(chunk_size: u64) -> Writer<Vec<u8>> {
-    let options = WriteOptions::default()
-        .with_compression(Compression::Zstd)
-        .with_chunk_size(Some(chunk_size));
+    let options = WriteOptions::new()
+        .compression(Compression::Zstd)
+        .chunk_size(Some(chunk_size));
     Writer::new(Vec::new(), options).unwrap()
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use robolog_bddf::proto::{MessageTypeDescriptor, PodType};
 use robolog_bddf::{
-    BddfReader, BddfWriter, ReaderOptions, SeriesOptions, StreamReader, series_identifier,
+    BddfReader, BddfWriter, ReadOptions, SeriesOptions, StreamReader, series_identifier,
 };
 
 struct Workload {
@@ -89,10 +89,7 @@ fn throughput(c: &mut Criterion) {
             })
         });
         group.bench_function("open + read all (indexed, unchecked)", |b| {
-            let options = ReaderOptions {
-                verify_checksum: false,
-                ..ReaderOptions::default()
-            };
+            let options = ReadOptions::new().verify_checksum(false);
             b.iter(|| {
                 let reader = BddfReader::open_with(data.clone(), options).unwrap();
                 reader

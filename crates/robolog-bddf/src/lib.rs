@@ -77,15 +77,16 @@ pub use block::{DataBlock, END_MAGIC, START_MAGIC};
 pub use error::{Error, PodError, Sha1Digest};
 pub use identifier::{identifier_hash, series_identifier};
 pub use pod::{PodElement, PodSamples, PodValues, SampleShape, element_size};
-pub use reader::{BddfReader, Blocks, IndexEntry, IndexSource, ReaderOptions};
+pub use reader::{BddfReader, Blocks, IndexEntry, IndexSource, ReadOptions};
 pub use recover::{RecoverReport, recover, recover_file};
 pub use robolog_framing::Bytes;
+pub use robolog_framing::{Problem, ProblemKind, Severity};
 pub use robolog_query::Input;
-pub use scan::{SkipReason, Skipped, Trailer};
+pub use scan::Trailer;
 pub use series::{BlockStats, Series, SeriesKind};
 pub use stream::{DEFAULT_MAX_BLOCK_SIZE, StreamOptions, StreamReader};
 pub use time::{timestamp_from_nanos, timestamp_to_nanos};
-pub use writer::{BddfWriter, DEFAULT_POD_BLOCK_BYTES, SeriesOptions, WriterOptions};
+pub use writer::{BddfWriter, DEFAULT_POD_BLOCK_BYTES, SeriesOptions, WriteOptions};
 
 // The README's examples run as doctests, so that they stay true.
 #[cfg(doctest)]

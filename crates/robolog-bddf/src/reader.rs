@@ -21,25 +21,50 @@ use crate::scan::{Scan, Trailer, scan};
 use crate::series::Series;
 use crate::time::timestamp_to_nanos;
 
-/// Options for [`BddfReader::open_with`].
+/// How [`BddfReader::open_with`] and [`BddfReader::open_input`] read a file.
+///
+/// ```
+/// use robolog_bddf::ReadOptions;
+/// let options = ReadOptions::new().strict(true).verify_checksum(false);
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReaderOptions {
+#[non_exhaustive]
+pub struct ReadOptions {
+    verify_checksum: bool,
+    strict: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReadOptions {
+    /// The defaults: the checksum is checked, and a file whose index cannot be used is read
+    /// by walking its blocks.
+    pub const fn new() -> Self {
+        Self {
+            verify_checksum: true,
+            strict: false,
+        }
+    }
+
     /// Check the trailer's SHA-1 during whole-file iterations ([`BddfReader::blocks`],
     /// [`BddfReader::blocks_by_time`]); a mismatch is an `Err` item after the last block. On
     /// by default; files declaring no checksum are never checked.
-    pub verify_checksum: bool,
-    /// When the file has no trailer (cut, or still being written) or its index is damaged,
-    /// build the index by walking the blocks instead of failing. On by default;
-    /// [`BddfReader::index_source`] says which happened.
-    pub scan_fallback: bool,
-}
+    pub const fn verify_checksum(mut self, on: bool) -> Self {
+        self.verify_checksum = on;
+        self
+    }
 
-impl Default for ReaderOptions {
-    fn default() -> Self {
-        Self {
-            verify_checksum: true,
-            scan_fallback: true,
-        }
+    /// In strict mode, a file without a trailer (cut, or still being written) or with a
+    /// damaged index is an error. Off by default: the index is then built by walking the
+    /// blocks, and [`BddfReader::index_source`] says so.
+    pub const fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
     }
 }
 
@@ -118,7 +143,7 @@ impl SeriesEntries {
 /// (the neighbouring ones together) and each block is one read.
 ///
 /// A file without a usable index (cut, still being written, damaged) is walked instead, unless
-/// [`ReaderOptions::scan_fallback`] is off; see [`BddfReader::index_source`].
+/// [`ReadOptions::strict`] is on; see [`BddfReader::index_source`].
 #[derive(Debug, Clone)]
 pub struct BddfReader {
     input: Input,
@@ -131,13 +156,13 @@ pub struct BddfReader {
     entries: Vec<SeriesEntries>,
     trailer: Option<Trailer>,
     source: IndexSource,
-    options: ReaderOptions,
+    options: ReadOptions,
 }
 
 impl BddfReader {
     /// Opens a file given as bytes, with default options.
     pub fn open(data: Bytes) -> Result<Self, Error> {
-        Self::open_with(data, ReaderOptions::default())
+        Self::open_with(data, ReadOptions::default())
     }
 
     /// Reads a whole file into memory and opens it.
@@ -147,17 +172,17 @@ impl BddfReader {
     }
 
     /// Opens a file given as bytes.
-    pub fn open_with(data: Bytes, options: ReaderOptions) -> Result<Self, Error> {
+    pub fn open_with(data: Bytes, options: ReadOptions) -> Result<Self, Error> {
         Self::open_input(Input::from(data), options)
     }
 
     /// Opens a file read by position: a file ([`Input::open`]), a buffer, a memory map, a
     /// remote object. Opening reads the trailer, the file index and the parts it points at;
     /// blocks are read when asked for. A file without a usable index is read whole and walked
-    /// (see [`ReaderOptions::scan_fallback`]).
+    /// (see [`ReadOptions::strict`]).
     ///
     /// ```
-    /// use robolog_bddf::{BddfReader, BddfWriter, Input, ReaderOptions, series_identifier};
+    /// use robolog_bddf::{BddfReader, BddfWriter, Input, ReadOptions, series_identifier};
     ///
     /// let mut writer = BddfWriter::new(Vec::new())?;
     /// let log = writer.add_message_series(
@@ -169,11 +194,11 @@ impl BddfReader {
     /// let file = tempfile::NamedTempFile::new()?;
     /// std::fs::write(file.path(), writer.finish()?)?;
     ///
-    /// let reader = BddfReader::open_input(Input::open(file.path())?, ReaderOptions::default())?;
+    /// let reader = BddfReader::open_input(Input::open(file.path())?, ReadOptions::default())?;
     /// assert_eq!(&reader.read_block(log, 0)?.data[..], b"started");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn open_input(input: Input, options: ReaderOptions) -> Result<Self, Error> {
+    pub fn open_input(input: Input, options: ReadOptions) -> Result<Self, Error> {
         let magic = read(&input, 0..input.len().min(4))?;
         if magic[..] != START_MAGIC[..] {
             return Err(Error::NotBddf {
@@ -182,7 +207,7 @@ impl BddfReader {
         }
         match Self::open_indexed(&input, options) {
             Ok(reader) => Ok(reader),
-            Err(reason) if options.scan_fallback && can_scan_instead(&reason) => {
+            Err(reason) if !options.strict && can_scan_instead(&reason) => {
                 // A walk reads every block: the whole file, read once.
                 let data = match input.in_memory() {
                     Some(data) => data.clone(),
@@ -194,7 +219,7 @@ impl BddfReader {
         }
     }
 
-    fn open_indexed(input: &Input, options: ReaderOptions) -> Result<Self, Error> {
+    fn open_indexed(input: &Input, options: ReadOptions) -> Result<Self, Error> {
         let file_len = input.len();
         if file_len < 4 + TRAILER_LEN {
             return Err(Error::NoTrailer { file_len });
@@ -317,7 +342,7 @@ impl BddfReader {
         })
     }
 
-    fn open_scanned(data: Bytes, reason: Error, options: ReaderOptions) -> Result<Self, Error> {
+    fn open_scanned(data: Bytes, reason: Error, options: ReadOptions) -> Result<Self, Error> {
         let Scan {
             file_descriptor,
             series: scanned_series,
@@ -524,7 +549,7 @@ impl BddfReader {
 
     /// Every data block in file order.
     ///
-    /// Unless [`ReaderOptions::verify_checksum`] is off, the file's SHA-1 is checked along the
+    /// Unless [`ReadOptions::verify_checksum`] is off, the file's SHA-1 is checked along the
     /// way (each block is hashed right after it is read) and a mismatch follows the last
     /// block. For a file read by a walk (see [`BddfReader::index_source`]), why the walk
     /// stopped comes last, so a cut file never reads as a complete one.

@@ -3,7 +3,7 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, read_file};
+use robolog_framing::{AtomicFile, Problem, ProblemKind, read_file};
 use sha1::{Digest, Sha1};
 
 use crate::block::{HEADER_LEN, ParsedBlock, parse_block};
@@ -13,7 +13,7 @@ use crate::file_descriptor::{Checksum, FILE_DESCRIPTOR_OFFSET, new_file_descript
 use crate::proto::descriptor_block::Descriptor;
 use crate::proto::series_block_index::BlockEntry;
 use crate::proto::{DataDescriptor, DescriptorBlock};
-use crate::scan::{SkipReason, Skipped, scan};
+use crate::scan::{SkipReason, scan};
 use crate::time::timestamp_from_nanos;
 
 /// What [`recover`] did.
@@ -41,8 +41,9 @@ pub struct RecoverReport {
     pub bytes_dropped: u64,
     /// Why and where reading the input stopped before a trailer; `None` for complete inputs.
     pub stopped: Option<Error>,
-    /// Complete blocks that were not copied, and why.
-    pub skipped: Vec<Skipped>,
+    /// What was found, where: why reading stopped, a checksum mismatch, and each complete
+    /// block that was not copied (its offset and length, and why).
+    pub problems: Vec<Problem>,
     /// The input's file descriptor was cut, so a new one (without the file annotations) was
     /// written.
     pub file_descriptor_rebuilt: bool,
@@ -213,6 +214,22 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
         }
         _ => None,
     };
+    let mut problems = Vec::new();
+    if let Some(stopped) = &scan.stop {
+        problems.push(Problem::error(
+            stopped.problem_kind(),
+            stopped.offset(),
+            format!("reading stopped: {stopped}"),
+        ));
+    }
+    if input_checksum_ok == Some(false) {
+        problems.push(Problem::error(
+            ProblemKind::Checksum,
+            None,
+            "the input's SHA-1 checksum did not match",
+        ));
+    }
+    problems.extend(scan.skipped.iter().map(|s| s.problem()));
     Ok(RecoverReport {
         input_len,
         output_len,
@@ -224,7 +241,7 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
         data_blocks_lost: orphans + u64::from(cut_data_block),
         bytes_dropped: input_len - scan.end + skipped_bytes,
         stopped: scan.stop,
-        skipped: scan.skipped,
+        problems,
         file_descriptor_rebuilt,
         series_renumbered,
     })

@@ -4,6 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
+use std::fmt;
+
+use robolog_framing::{Problem, ProblemKind};
 
 use crate::block::{DataBlock, ParsedBlock, START_MAGIC, parse_block};
 use crate::error::{Error, Sha1Digest};
@@ -43,7 +46,7 @@ pub(crate) struct ScannedSeries {
 
 /// Why the scan passed over a complete block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SkipReason {
+pub(crate) enum SkipReason {
     /// A data block of a series whose descriptor does not precede it.
     UndeclaredSeries {
         /// The series it names.
@@ -60,15 +63,53 @@ pub enum SkipReason {
     StrayDescriptor,
 }
 
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::UndeclaredSeries { series_index } => write!(
+                f,
+                "a data block of series {series_index}, whose descriptor does not precede it"
+            ),
+            SkipReason::DuplicateSeries { series_index } => write!(
+                f,
+                "a second descriptor for series {series_index} (the first one is kept)"
+            ),
+            SkipReason::IndexBlock => f.write_str("an index block (indexes are rebuilt)"),
+            SkipReason::StrayDescriptor => {
+                f.write_str("a second file descriptor, or an empty descriptor block")
+            }
+        }
+    }
+}
+
 /// A complete block the scan did not keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     /// Offset of the block header.
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// Length of the block in bytes.
-    pub len: u64,
+    pub(crate) len: u64,
     /// Why it was not kept.
-    pub reason: SkipReason,
+    pub(crate) reason: SkipReason,
+}
+
+impl Skipped {
+    /// The block as recovery reports it: a warning at its offset, of the kind of what it
+    /// holds.
+    pub(crate) fn problem(&self) -> Problem {
+        let kind = match self.reason {
+            SkipReason::UndeclaredSeries { .. } | SkipReason::DuplicateSeries { .. } => {
+                ProblemKind::Schema
+            }
+            SkipReason::IndexBlock => ProblemKind::Index,
+            SkipReason::StrayDescriptor => ProblemKind::Malformed,
+        };
+        Problem::warning(
+            kind,
+            self.offset,
+            format!("block of {} bytes not copied: {}", self.len, self.reason),
+        )
+    }
 }
 
 /// What a scan found.

@@ -20,23 +20,48 @@ use crate::series::Series;
 /// The default largest block the streaming reader accepts: 1 GiB.
 pub const DEFAULT_MAX_BLOCK_SIZE: u64 = 1 << 30;
 
-/// Options for [`StreamReader::with_options`].
+/// How a [`StreamReader`] reads (see [`StreamReader::with_options`]).
+///
+/// ```
+/// use robolog_bddf::StreamOptions;
+/// let options = StreamOptions::new().max_block_size(64 << 20).verify_checksum(false);
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StreamOptions {
-    /// The largest block accepted. A stream's end is unknown, so a block size is checked
-    /// against this before anything is read (and buffers grow only as bytes arrive).
-    pub max_block_size: u64,
-    /// Check the trailer's SHA-1 at the end of the stream (on by default; files declaring no
-    /// checksum are never checked).
-    pub verify_checksum: bool,
+    max_block_size: u64,
+    verify_checksum: bool,
 }
 
-impl Default for StreamOptions {
-    fn default() -> Self {
+impl StreamOptions {
+    /// The defaults: blocks of up to [`DEFAULT_MAX_BLOCK_SIZE`], the checksum checked.
+    pub const fn new() -> Self {
         Self {
             max_block_size: DEFAULT_MAX_BLOCK_SIZE,
             verify_checksum: true,
         }
+    }
+
+    /// The largest block accepted (default [`DEFAULT_MAX_BLOCK_SIZE`]). A stream's end is
+    /// unknown, so a block size is checked against this before anything is read (and buffers
+    /// grow only as bytes arrive).
+    pub const fn max_block_size(mut self, bytes: u64) -> Self {
+        self.max_block_size = bytes;
+        self
+    }
+
+    /// Check the trailer's SHA-1 at the end of the stream (on by default; files declaring no
+    /// checksum are never checked).
+    pub const fn verify_checksum(mut self, on: bool) -> Self {
+        self.verify_checksum = on;
+        self
+    }
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -25,17 +25,26 @@ use crate::time::timestamp_from_nanos;
 pub const DEFAULT_POD_BLOCK_BYTES: usize = 2048;
 
 /// File-wide writer settings.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use robolog_bddf::{SeriesOptions, WriteOptions};
+/// let file = WriteOptions::new()
+///     .annotations(BTreeMap::from([("robot".to_owned(), "spot-7".to_owned())]))
+///     .pod_block_bytes(4096);
+/// let series = SeriesOptions::new()
+///     .additional_index_names(["seq"])
+///     .description("odometry");
+/// # let _ = (file, series);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriterOptions {
-    /// File annotations (metadata), stored in the first block.
-    pub annotations: BTreeMap<String, String>,
-    /// Target size of POD data blocks: samples are appended to a block while it stays within
-    /// this many bytes; a sample as large as the target gets a block of its own. A series can
-    /// override it ([`SeriesOptions::pod_block_bytes`]).
-    pub pod_block_bytes: usize,
+#[non_exhaustive]
+pub struct WriteOptions {
+    annotations: BTreeMap<String, String>,
+    pod_block_bytes: usize,
 }
 
-impl Default for WriterOptions {
+impl Default for WriteOptions {
     fn default() -> Self {
         Self {
             annotations: BTreeMap::new(),
@@ -44,17 +53,75 @@ impl Default for WriterOptions {
     }
 }
 
-/// Per-series settings.
+impl WriteOptions {
+    /// The defaults: no annotations, POD blocks of [`DEFAULT_POD_BLOCK_BYTES`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// File annotations (metadata), stored in the first block.
+    pub fn annotations(mut self, annotations: BTreeMap<String, String>) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Adds one file annotation to those set so far (replacing one of the same key).
+    pub fn annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.annotations.insert(key.into(), value.into());
+        self
+    }
+
+    /// Target size of POD data blocks: samples are appended to a block while it stays within
+    /// this many bytes; a sample as large as the target gets a block of its own. A series can
+    /// override it ([`SeriesOptions::pod_block_bytes`]).
+    pub fn pod_block_bytes(mut self, bytes: usize) -> Self {
+        self.pod_block_bytes = bytes;
+        self
+    }
+}
+
+/// Per-series settings (none by default).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SeriesOptions {
+    annotations: BTreeMap<String, String>,
+    additional_index_names: Vec<String>,
+    description: String,
+    pod_block_bytes: Option<usize>,
+}
+
+impl SeriesOptions {
+    /// No annotations, no additional indexes, no description.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
     /// Series annotations (metadata), such as `units` (UCUM).
-    pub annotations: BTreeMap<String, String>,
+    pub fn annotations(mut self, annotations: BTreeMap<String, String>) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
     /// Names of additional int64 indexes each data block carries (message series only).
-    pub additional_index_names: Vec<String>,
+    pub fn additional_index_names<S: Into<String>>(
+        mut self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.additional_index_names = names.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Free-text description.
-    pub description: String,
-    /// POD series only: overrides [`WriterOptions::pod_block_bytes`].
-    pub pod_block_bytes: Option<usize>,
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// POD series only: overrides [`WriteOptions::pod_block_bytes`].
+    pub fn pod_block_bytes(mut self, bytes: usize) -> Self {
+        self.pod_block_bytes = Some(bytes);
+        self
+    }
 }
 
 #[derive(Debug)]
@@ -164,7 +231,7 @@ impl BddfWriter<BufWriter<AtomicFile>> {
     /// writer.finish()?.into_inner().map_err(|e| e.into_error())?.commit()?;
     /// # Ok(()) }
     /// ```
-    pub fn create(path: impl AsRef<Path>, options: WriterOptions) -> Result<Self, Error> {
+    pub fn create(path: impl AsRef<Path>, options: WriteOptions) -> Result<Self, Error> {
         let file = AtomicFile::create(path).map_err(|e| Error::io(0, e))?;
         Self::with_options(BufWriter::new(file), options)
     }
@@ -173,11 +240,11 @@ impl BddfWriter<BufWriter<AtomicFile>> {
 impl<W: Write> BddfWriter<W> {
     /// Starts a file with default options (no annotations, 2048-byte POD blocks).
     pub fn new(out: W) -> Result<Self, Error> {
-        Self::with_options(out, WriterOptions::default())
+        Self::with_options(out, WriteOptions::default())
     }
 
     /// Starts a file: writes the magic and the file descriptor.
-    pub fn with_options(out: W, options: WriterOptions) -> Result<Self, Error> {
+    pub fn with_options(out: W, options: WriteOptions) -> Result<Self, Error> {
         let mut out = BlockWriter::new(out)?;
         out.write_descriptor(&DescriptorBlock {
             descriptor: Some(Descriptor::FileDescriptor(new_file_descriptor(
@@ -368,7 +435,7 @@ impl<W: Write> BddfWriter<W> {
     /// Appends POD samples to a POD series whose element type is `T`. `values` holds one or
     /// more whole samples (row-major); the first one is at `timestamp_ns`.
     ///
-    /// Samples are batched into blocks (see [`WriterOptions::pod_block_bytes`]); a block's
+    /// Samples are batched into blocks (see [`WriteOptions::pod_block_bytes`]); a block's
     /// timestamp is that of its first sample, since the format has no per-sample times.
     pub fn write_pod<T: PodElement>(
         &mut self,

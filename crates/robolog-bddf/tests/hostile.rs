@@ -10,7 +10,7 @@
 mod bad_files;
 
 use robolog_bddf::{
-    BddfReader, Error, IndexSource, ReaderOptions, StreamOptions, StreamReader, recover,
+    BddfReader, Error, IndexSource, ReadOptions, StreamOptions, StreamReader, recover,
 };
 use robolog_framing::Bytes;
 use robolog_testkit::alloc::{CountingAllocator, Peak, counting_allocator};
@@ -60,10 +60,9 @@ fn describe(e: &Error) -> String {
 /// Opens (with or without the walk fallback), reads every block in file order and decodes the
 /// POD ones: where the index came from, how many blocks read, and the error that ended it.
 fn indexed(bytes: &[u8], scan_fallback: bool) -> String {
-    let options = ReaderOptions {
-        verify_checksum: true,
-        scan_fallback,
-    };
+    let options = ReadOptions::new()
+        .verify_checksum(true)
+        .strict(!scan_fallback);
     let reader = match BddfReader::open_with(Bytes::copy_from_slice(bytes), options) {
         Ok(reader) => reader,
         Err(e) => return format!("Err {}", describe(&e)),
@@ -90,10 +89,9 @@ fn indexed(bytes: &[u8], scan_fallback: bool) -> String {
 }
 
 fn streamed(bytes: &[u8]) -> String {
-    let options = StreamOptions {
-        max_block_size: HOSTILE_CHUNK_LIMIT as u64,
-        verify_checksum: true,
-    };
+    let options = StreamOptions::new()
+        .max_block_size(HOSTILE_CHUNK_LIMIT as u64)
+        .verify_checksum(true);
     let mut reader = match StreamReader::with_options(bytes, options) {
         Ok(reader) => reader,
         Err(e) => return format!("Err {}", describe(&e)),

@@ -75,7 +75,7 @@ fn rewrite(
 ) -> Result<Outcome, Failure> {
     let output = files.output();
     // A stream can only be copied in the order it comes; any other order needs it whole.
-    let input = if convert.order == Order::File {
+    let input = if convert.get_order() == Order::File {
         input::open(&files.input)?
     } else {
         Input::Log(input::open_log(&files.input)?)

@@ -29,9 +29,9 @@ fn benches(c: &mut Criterion) {
         write.throughput(Throughput::Bytes(d.payload_bytes));
         let mut files = Vec::new();
         for kib in [256u64, 512, 1024, 4096] {
-            let opts = WriteOptions::default()
-                .with_compression(compression)
-                .with_chunk_size(Some(kib * 1024));
+            let opts = WriteOptions::new()
+                .compression(compression)
+                .chunk_size(Some(kib * 1024));
             let file = write_ours(&d, opts.clone());
             eprintln!("{compression} chunk {kib} KiB: {} bytes", file.len());
             write.bench_function(format!("{kib}KiB"), |b| {

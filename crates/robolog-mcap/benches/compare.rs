@@ -31,9 +31,9 @@ use dataset::{dataset, read_theirs_indexed, write_ours, write_theirs};
 
 /// Our writer with the `mcap` crate's chunk size (1 MiB), so that both write the same layout.
 fn same_chunks(compression: Compression) -> WriteOptions {
-    WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(1 << 20))
+    WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(1 << 20))
 }
 
 fn benches(c: &mut Criterion) {

@@ -62,11 +62,7 @@ fn main() {
     }
     let d = dataset();
     let t0 = 1_700_000_000_000_000_000u64;
-    let opts = |c: Compression| {
-        WriteOptions::default()
-            .with_compression(c)
-            .with_chunk_size(Some(1 << 20))
-    };
+    let opts = |c: Compression| WriteOptions::new().compression(c).chunk_size(Some(1 << 20));
     for (name, ours_c, theirs_c) in [
         ("zstd", Compression::Zstd, Some(mcap::Compression::Zstd)),
         ("lz4", Compression::Lz4, Some(mcap::Compression::Lz4)),

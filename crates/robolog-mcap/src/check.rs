@@ -14,22 +14,48 @@ use crate::records::{
 };
 
 /// Options of [`check_with`].
+///
+/// ```
+/// use robolog_mcap::CheckOptions;
+/// let options = CheckOptions::new().strict_message_order(true).max_chunk_size(256 << 20);
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CheckOptions {
-    /// Report log times that go backwards as errors instead of warnings.
-    pub strict_message_order: bool,
-    /// The largest uncompressed chunk decoded, in bytes (default 4 GiB, as
-    /// [`ReadOptions::record_limit`](crate::ReadOptions::record_limit)). A chunk declaring more
-    /// is reported and not decoded, so a decompression bomb costs no more than this.
-    pub chunk_limit: u64,
+    strict_message_order: bool,
+    max_chunk_size: u64,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
         Self {
             strict_message_order: false,
-            chunk_limit: DEFAULT_CHUNK_LIMIT,
+            max_chunk_size: DEFAULT_CHUNK_LIMIT,
         }
+    }
+}
+
+impl CheckOptions {
+    /// The defaults: log times going backwards are warnings; chunks of up to 4 GiB are
+    /// decoded.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Report log times that go backwards as errors instead of warnings (default off).
+    pub fn strict_message_order(mut self, on: bool) -> Self {
+        self.strict_message_order = on;
+        self
+    }
+
+    /// The largest uncompressed chunk decoded, in bytes (default 4 GiB, as
+    /// [`ReadOptions::max_record_size`](crate::ReadOptions::max_record_size)). A chunk
+    /// declaring more is reported and not decoded, so a decompression bomb costs no more than
+    /// this.
+    pub fn max_chunk_size(mut self, bytes: u64) -> Self {
+        self.max_chunk_size = bytes;
+        self
     }
 }
 
@@ -586,7 +612,7 @@ impl Doctor<'_> {
         if let Err(e) = decompress_into(
             &chunk,
             offset,
-            self.opts.chunk_limit,
+            self.opts.max_chunk_size,
             &mut self.decompressor,
             &mut buffer,
         ) {

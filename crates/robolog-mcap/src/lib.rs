@@ -28,7 +28,7 @@
 //! use robolog_mcap::{Bytes, McapReader, Message, Order, Severity, WriteOptions, Writer, check};
 //!
 //! // Write a small file with one schema, one channel and three messages.
-//! let mut writer = Writer::new(Vec::new(), WriteOptions::default().with_profile("ros1"))?;
+//! let mut writer = Writer::new(Vec::new(), WriteOptions::new().profile("ros1"))?;
 //! let schema = writer.register_schema("std_msgs/String", "ros1msg", b"string data\n")?;
 //! let channel = writer.register_channel("/chatter", "ros1", schema, Default::default())?;
 //! for (i, t) in [30u64, 10, 20].into_iter().enumerate() {

@@ -35,7 +35,7 @@ type Prefetch = ParallelMap<ChunkScanner, (u64, (Result<Bytes>, Option<RecordsCr
 #[derive(Debug, Clone, Copy)]
 struct ChunkDecoding {
     draft: bool,
-    record_limit: u64,
+    max_record_size: u64,
     verify_chunk_crc: bool,
     /// Whether the data-section CRC is checked (never in the draft layout, which has none).
     data_crc: bool,
@@ -45,7 +45,7 @@ impl ChunkDecoding {
     fn of(opts: &ReadOptions, draft: bool) -> Self {
         Self {
             draft,
-            record_limit: opts.record_limit,
+            max_record_size: opts.max_record_size,
             verify_chunk_crc: opts.verify_chunk_crcs,
             data_crc: opts.verify_data_section_crc && !draft,
         }
@@ -67,7 +67,7 @@ impl ChunkDecoding {
                     at,
                     None,
                     DecodeRules {
-                        limit: self.record_limit,
+                        limit: self.max_record_size,
                         verify_crc: self.verify_chunk_crc,
                         in_halves: false,
                     },

@@ -22,7 +22,7 @@ pub enum Layout {
 /// use robolog_mcap::{Layout, ReadOptions};
 /// let options = ReadOptions::new()
 ///     .verify_uncompressed_chunks(true)
-///     .record_limit(1 << 30)
+///     .max_record_size(1 << 30)
 ///     .threads(0)
 ///     .layout(Layout::Ratified);
 /// # let _ = options;
@@ -37,7 +37,7 @@ pub struct ReadOptions {
     pub(crate) verify_data_section_crc: bool,
     pub(crate) verify_summary_crc: bool,
     pub(crate) verify_attachment_crcs: bool,
-    pub(crate) record_limit: u64,
+    pub(crate) max_record_size: u64,
     pub(crate) threads: usize,
     pub(crate) layout: Layout,
 }
@@ -51,7 +51,7 @@ impl Default for ReadOptions {
             verify_data_section_crc: true,
             verify_summary_crc: true,
             verify_attachment_crcs: true,
-            record_limit: DEFAULT_CHUNK_LIMIT,
+            max_record_size: DEFAULT_CHUNK_LIMIT,
             threads: robolog_framing::default_threads(),
             layout: Layout::Auto,
         }
@@ -127,8 +127,8 @@ impl ReadOptions {
 
     /// The largest record (streams) and uncompressed chunk (everywhere) accepted, in bytes
     /// (default 4 GiB).
-    pub fn record_limit(mut self, bytes: u64) -> Self {
-        self.record_limit = bytes;
+    pub fn max_record_size(mut self, bytes: u64) -> Self {
+        self.max_record_size = bytes;
         self
     }
 
@@ -163,6 +163,6 @@ impl ReadOptions {
     /// The decoded chunks an indexed time-ordered read keeps at once when chunks overlap in
     /// time: as many bytes as the largest chunk accepted, at most 128 MiB.
     pub(crate) fn cache_limit(&self) -> usize {
-        usize::try_from(self.record_limit).map_or(128 << 20, |limit| limit.min(128 << 20))
+        usize::try_from(self.max_record_size).map_or(128 << 20, |limit| limit.min(128 << 20))
     }
 }

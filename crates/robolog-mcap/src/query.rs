@@ -81,7 +81,7 @@ impl<'r> MessageQuery<'r> {
         let chunks = Chunks {
             shared: Arc::clone(&reader.shared),
             rules: DecodeRules {
-                limit: opts.record_limit,
+                limit: opts.max_record_size,
                 verify_crc: opts.verify_chunk_crcs,
                 in_halves: true,
             },

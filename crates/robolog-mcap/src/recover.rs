@@ -88,20 +88,39 @@ pub fn recover<W: Write>(input: &[u8], out: W, opts: WriteOptions) -> Result<(W,
 }
 
 /// How much [`recover_with`] may decode.
+///
+/// ```
+/// use robolog_mcap::RecoverOptions;
+/// let limits = RecoverOptions::new().max_chunk_size(256 << 20);
+/// # let _ = limits;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecoverOptions {
-    /// The largest uncompressed chunk decoded in full, in bytes (default 4 GiB, as
-    /// [`ReadOptions::record_limit`]). A chunk declaring more keeps only the complete records
-    /// that decode within 255 times its compressed size, and the rest of its messages count as
-    /// lost: a decompression bomb costs no more than this.
-    pub chunk_limit: u64,
+    max_chunk_size: u64,
 }
 
 impl Default for RecoverOptions {
     fn default() -> Self {
         Self {
-            chunk_limit: DEFAULT_CHUNK_LIMIT,
+            max_chunk_size: DEFAULT_CHUNK_LIMIT,
         }
+    }
+}
+
+impl RecoverOptions {
+    /// The defaults: chunks of up to 4 GiB are decoded.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The largest uncompressed chunk decoded in full, in bytes (default 4 GiB, as
+    /// [`ReadOptions::max_record_size`]). A chunk declaring more keeps only the complete
+    /// records that decode within 255 times its compressed size, and the rest of its messages
+    /// count as lost: a decompression bomb costs no more than this.
+    pub fn max_chunk_size(mut self, bytes: u64) -> Self {
+        self.max_chunk_size = bytes;
+        self
     }
 }
 
@@ -128,7 +147,7 @@ pub fn recover_with<W: Write>(
     let mut writer = Writer::new(out, opts)?;
     if draft::detect(input) == Some(Layout::Draft) {
         report.draft = true;
-        recover_draft(input, &mut writer, &mut report, limits.chunk_limit)?;
+        recover_draft(input, &mut writer, &mut report, limits.max_chunk_size)?;
     } else {
         Recovery {
             input,
@@ -136,7 +155,7 @@ pub fn recover_with<W: Write>(
             report: &mut report,
             decompressor: Decompressor::new(),
             buffer: Vec::new(),
-            chunk_limit: limits.chunk_limit,
+            chunk_limit: limits.max_chunk_size,
             copy_as,
         }
         .run()?;
@@ -183,7 +202,7 @@ fn recover_draft<W: Write>(
     chunk_limit: u64,
 ) -> Result<()> {
     let mut opts = ReadOptions::default().layout(Layout::Draft).threads(0);
-    opts.record_limit = chunk_limit;
+    opts.max_record_size = chunk_limit;
     let mut reader = LinearReader::with_options(Bytes::copy_from_slice(input), opts);
     while let Some(record) = reader.next_record() {
         match record {

@@ -66,7 +66,7 @@ impl<R: Read> StreamReader<R> {
         Self::with_options(reader, ReadOptions::default())
     }
 
-    /// A reader with `opts` (`record_limit` bounds every record and chunk).
+    /// A reader with `opts` (`max_record_size` bounds every record and chunk).
     pub fn with_options(reader: R, opts: ReadOptions) -> Self {
         Self {
             reader,
@@ -205,18 +205,18 @@ impl<R: Read> StreamReader<R> {
             prefix[1], prefix[2], prefix[3], prefix[4], prefix[5], prefix[6], prefix[7], prefix[8],
         ]);
         let name = record_name(opcode);
-        if length > self.opts.record_limit {
+        if length > self.opts.max_record_size {
             return Err(McapError::TooLarge {
                 offset,
                 record: name,
                 length,
-                limit: self.opts.record_limit,
+                limit: self.opts.max_record_size,
             });
         }
         read_exact_bounded(
             &mut self.reader,
             length,
-            self.opts.record_limit,
+            self.opts.max_record_size,
             offset + 9,
             "record content",
             &mut self.record,
@@ -362,7 +362,7 @@ impl<R: Read> StreamReader<R> {
         decompress_into(
             &chunk,
             offset,
-            self.opts.record_limit,
+            self.opts.max_record_size,
             &mut self.decompressor,
             &mut self.chunk,
         )?;

@@ -27,41 +27,38 @@ use crate::serialize::{write_message, write_message_head, write_record};
 /// the gain.
 pub const DEFAULT_CHUNK_SIZE: u64 = 512 * 1024;
 
-/// How the writer lays out the file.
+/// How the writer lays out the file: the header's profile and library, chunking and its
+/// compression, and which indexes, summary records and CRCs are written. Everything the
+/// specification makes optional is written by default.
+///
+/// ```
+/// use robolog_mcap::{Compression, WriteOptions};
+/// let options = WriteOptions::new()
+///     .profile("ros1")
+///     .compression(Compression::None)
+///     .chunk_size(Some(1 << 20))
+///     .threads(0)
+///     .statistics(false);
+/// assert_eq!(options.get_profile(), "ros1");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WriteOptions {
-    /// Header profile (`""`, `ros1`, `ros2`).
-    pub profile: String,
-    /// Header library; defaults to `robolog-mcap/<version>`.
-    pub library: String,
-    /// Chunk compression.
-    pub compression: Compression,
-    /// Compression level (zstd: 1..=22, negative = fast); `None` = the codec's default.
-    pub compression_level: Option<i32>,
-    /// Threads compressing chunks while the next one fills (0 compresses on the writing
-    /// thread). The output is identical either way.
-    pub compression_threads: usize,
-    /// Chunk size in uncompressed bytes; `None` writes no chunks (records go straight into the
-    /// data section: for small devices, and files readable without decompression).
-    pub chunk_size: Option<u64>,
-    /// Write MessageIndex records after each chunk.
-    pub message_indexes: bool,
-    /// Write ChunkIndex records in the summary.
-    pub chunk_indexes: bool,
-    /// Write AttachmentIndex records in the summary.
-    pub attachment_indexes: bool,
-    /// Write MetadataIndex records in the summary.
-    pub metadata_indexes: bool,
-    /// Write a Statistics record in the summary.
-    pub statistics: bool,
-    /// Write SummaryOffset records.
-    pub summary_offsets: bool,
-    /// Repeat every Schema in the summary.
-    pub repeat_schemas: bool,
-    /// Repeat every Channel in the summary.
-    pub repeat_channels: bool,
-    /// Compute chunk, attachment, data-section and summary CRCs (otherwise they are 0).
-    pub crcs: bool,
+    pub(crate) profile: String,
+    pub(crate) library: String,
+    pub(crate) compression: Compression,
+    pub(crate) compression_level: Option<i32>,
+    pub(crate) threads: usize,
+    pub(crate) chunk_size: Option<u64>,
+    pub(crate) message_indexes: bool,
+    pub(crate) chunk_indexes: bool,
+    pub(crate) attachment_indexes: bool,
+    pub(crate) metadata_indexes: bool,
+    pub(crate) statistics: bool,
+    pub(crate) summary_offsets: bool,
+    pub(crate) repeat_schemas: bool,
+    pub(crate) repeat_channels: bool,
+    pub(crate) crcs: bool,
 }
 
 impl Default for WriteOptions {
@@ -77,7 +74,7 @@ impl Default for WriteOptions {
                 Compression::None
             },
             compression_level: None,
-            compression_threads: robolog_framing::default_threads(),
+            threads: robolog_framing::default_threads(),
             chunk_size: Some(DEFAULT_CHUNK_SIZE),
             message_indexes: true,
             chunk_indexes: true,
@@ -93,28 +90,121 @@ impl Default for WriteOptions {
 }
 
 impl WriteOptions {
-    /// Sets the compression.
-    pub fn with_compression(mut self, compression: Compression) -> Self {
-        self.compression = compression;
-        self
+    /// The defaults: no profile, chunks of [`DEFAULT_CHUNK_SIZE`] compressed with zstd (lz4,
+    /// then none, when the codec is not compiled in) on a thread per core, and every index,
+    /// summary record and CRC written.
+    pub fn new() -> Self {
+        Self::default()
     }
 
-    /// Sets the chunk size (`None` = unchunked).
-    pub fn with_chunk_size(mut self, chunk_size: Option<u64>) -> Self {
-        self.chunk_size = chunk_size;
-        self
-    }
-
-    /// Sets the profile.
-    pub fn with_profile(mut self, profile: impl Into<String>) -> Self {
+    /// The header's profile (`""`, `ros1`, `ros2`; default `""`).
+    pub fn profile(mut self, profile: impl Into<String>) -> Self {
         self.profile = profile.into();
         self
     }
 
-    /// Sets the library string.
-    pub fn with_library(mut self, library: impl Into<String>) -> Self {
+    /// The header's library (default `robolog-mcap/<version>`).
+    pub fn library(mut self, library: impl Into<String>) -> Self {
         self.library = library.into();
         self
+    }
+
+    /// The chunks' compression.
+    pub fn compression(mut self, compression: Compression) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// The compression level (zstd: 1..=22, negative = fast; `None`, the default: the codec's
+    /// default).
+    pub fn compression_level(mut self, level: Option<i32>) -> Self {
+        self.compression_level = level;
+        self
+    }
+
+    /// Worker threads compressing chunks while the next one fills (default: one per core; 0
+    /// compresses on the writing thread). The output is the same either way.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Chunks are closed once their uncompressed records reach this many bytes (default
+    /// [`DEFAULT_CHUNK_SIZE`]); `None` writes no chunks: records go straight into the data
+    /// section, for small devices and files readable without decompression.
+    pub fn chunk_size(mut self, bytes: Option<u64>) -> Self {
+        self.chunk_size = bytes;
+        self
+    }
+
+    /// Write MessageIndex records after each chunk (default on).
+    pub fn message_indexes(mut self, on: bool) -> Self {
+        self.message_indexes = on;
+        self
+    }
+
+    /// Write ChunkIndex records in the summary (default on).
+    pub fn chunk_indexes(mut self, on: bool) -> Self {
+        self.chunk_indexes = on;
+        self
+    }
+
+    /// Write AttachmentIndex records in the summary (default on).
+    pub fn attachment_indexes(mut self, on: bool) -> Self {
+        self.attachment_indexes = on;
+        self
+    }
+
+    /// Write MetadataIndex records in the summary (default on).
+    pub fn metadata_indexes(mut self, on: bool) -> Self {
+        self.metadata_indexes = on;
+        self
+    }
+
+    /// Write a Statistics record in the summary (default on).
+    pub fn statistics(mut self, on: bool) -> Self {
+        self.statistics = on;
+        self
+    }
+
+    /// Write SummaryOffset records (default on).
+    pub fn summary_offsets(mut self, on: bool) -> Self {
+        self.summary_offsets = on;
+        self
+    }
+
+    /// Repeat every Schema in the summary (default on).
+    pub fn repeat_schemas(mut self, on: bool) -> Self {
+        self.repeat_schemas = on;
+        self
+    }
+
+    /// Repeat every Channel in the summary (default on).
+    pub fn repeat_channels(mut self, on: bool) -> Self {
+        self.repeat_channels = on;
+        self
+    }
+
+    /// Compute the chunk, attachment, data-section and summary CRCs (default on; off, they are
+    /// written as 0, which the specification reads as "not computed").
+    pub fn crcs(mut self, on: bool) -> Self {
+        self.crcs = on;
+        self
+    }
+
+    /// The header's profile.
+    pub fn get_profile(&self) -> &str {
+        &self.profile
+    }
+
+    /// The chunks' compression.
+    pub fn get_compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// The chunk size, `None` when no chunks are written.
+    pub fn get_chunk_size(&self) -> Option<u64> {
+        self.chunk_size
     }
 }
 
@@ -456,15 +546,9 @@ impl<W: Write> Writer<W> {
             compressor = compressor.with_level(level);
         }
         let pipeline = (opts.compression != Compression::None
-            && opts.compression_threads > 0
+            && opts.threads > 0
             && opts.chunk_size.is_some())
-        .then(|| {
-            Pipeline::new(
-                opts.compression,
-                opts.compression_level,
-                opts.compression_threads,
-            )
-        });
+        .then(|| Pipeline::new(opts.compression, opts.compression_level, opts.threads));
         Ok(Self {
             out,
             compressor,

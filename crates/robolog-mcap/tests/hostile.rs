@@ -25,7 +25,7 @@ static ALLOCATOR: CountingAllocator = counting_allocator();
 
 fn options() -> ReadOptions {
     ReadOptions::default()
-        .record_limit(HOSTILE_CHUNK_LIMIT as u64)
+        .max_record_size(HOSTILE_CHUNK_LIMIT as u64)
         .threads(0)
 }
 
@@ -109,9 +109,7 @@ fn streamed(bytes: &[u8]) -> String {
 }
 
 fn recovered(bytes: &[u8]) -> String {
-    let limits = RecoverOptions {
-        chunk_limit: HOSTILE_CHUNK_LIMIT as u64,
-    };
+    let limits = RecoverOptions::new().max_chunk_size(HOSTILE_CHUNK_LIMIT as u64);
     match recover_with(bytes, Vec::new(), WriteOptions::default(), limits) {
         Ok((_, report)) => format!(
             "{} recovered, {} lost, {} unverified{}",

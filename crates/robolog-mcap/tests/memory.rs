@@ -28,9 +28,9 @@ const MESSAGES: u64 = 3000;
 const SIZE: usize = 16 * 1024;
 
 fn write_to<W: std::io::Write>(out: W, compression: Compression) -> W {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(CHUNK));
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(CHUNK));
     let mut w = Writer::new(out, opts).unwrap();
     let channels: Vec<u16> = ["/a", "/b", "/c"]
         .iter()
@@ -128,7 +128,7 @@ fn chunks_overlapping_in_time_stay_within_the_cache() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Every chunk spans the whole recording: a time-ordered read needs all of them at once,
     // which the cache refuses; evicted chunks are decoded again when due.
-    let opts = WriteOptions::default().with_chunk_size(Some(256 * 1024));
+    let opts = WriteOptions::new().chunk_size(Some(256 * 1024));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let channel = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
     let mut data = vec![7u8; SIZE];
@@ -150,7 +150,7 @@ fn chunks_overlapping_in_time_stay_within_the_cache() {
     for order in [Order::LogTime, Order::ReverseLogTime] {
         let bytes = peak(|| {
             // The cache of decoded chunks is as large as the largest chunk accepted.
-            let opts = robolog_mcap::ReadOptions::default().record_limit(2 << 20);
+            let opts = robolog_mcap::ReadOptions::default().max_record_size(2 << 20);
             let reader = McapReader::open_with(file.clone(), opts).unwrap();
             let mut times = Vec::new();
             for m in reader.messages().order(order).iter().unwrap() {

@@ -20,14 +20,14 @@ use crate::v12::V12Definitions;
 /// How a [`StreamReader`] treats its input.
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
-    max_record_len: u64,
+    max_record_size: u64,
     recover: bool,
 }
 
 impl Default for StreamOptions {
     fn default() -> Self {
         Self {
-            max_record_len: 1 << 30,
+            max_record_size: 1 << 30,
             recover: true,
         }
     }
@@ -41,8 +41,8 @@ impl StreamOptions {
 
     /// The largest record (header or data, compressed or not) accepted. A stream has no known
     /// end to check lengths against, so this bounds what a corrupt length can make us buffer.
-    pub fn max_record_len(mut self, bytes: u64) -> Self {
-        self.max_record_len = bytes;
+    pub fn max_record_size(mut self, bytes: u64) -> Self {
+        self.max_record_size = bytes;
         self
     }
 
@@ -311,7 +311,7 @@ impl<R: Read> StreamReader<R> {
         let mut header = Vec::new();
         self.source.read_exact(
             u64::from(header_len),
-            self.options.max_record_len,
+            self.options.max_record_size,
             "record header",
             &mut header,
         )?;
@@ -378,7 +378,7 @@ impl<R: Read> StreamReader<R> {
     fn read_data(&mut self, len: u32, buf: &mut Vec<u8>) -> Result<()> {
         self.source.read_exact(
             u64::from(len),
-            self.options.max_record_len,
+            self.options.max_record_size,
             "record data",
             buf,
         )
@@ -412,7 +412,7 @@ impl<R: Read> StreamReader<R> {
                 let mut data = Vec::new();
                 if record.data_len == 0 {
                     // An unterminated chunk: its data runs to the end of the stream.
-                    let mut limited = (&mut self.source).take(self.options.max_record_len);
+                    let mut limited = (&mut self.source).take(self.options.max_record_size);
                     limited
                         .read_to_end(&mut data)
                         .map_err(|source| Error::Read {
@@ -445,7 +445,7 @@ impl<R: Read> StreamReader<R> {
                     compression,
                     &data,
                     chunk.size,
-                    self.options.max_record_len as usize,
+                    self.options.max_record_size as usize,
                     record.offset,
                     Vec::new(),
                 ) {
@@ -459,8 +459,11 @@ impl<R: Read> StreamReader<R> {
                         if !self.options.recover {
                             return Err(e);
                         }
-                        let (content, _) =
-                            salvage_chunk(compression, &data, self.options.max_record_len as usize);
+                        let (content, _) = salvage_chunk(
+                            compression,
+                            &data,
+                            self.options.max_record_size as usize,
+                        );
                         self.report.problems.push(Problem::error(
                             e.problem_kind(),
                             record.offset,
@@ -587,7 +590,7 @@ impl<R: Read> StreamReader<R> {
             ));
         }
         let (content, codec_error) =
-            salvage_chunk(compression, data, self.options.max_record_len as usize);
+            salvage_chunk(compression, data, self.options.max_record_size as usize);
         let content = Bytes::from(content);
         let before = self.pending.len();
         let base = (compression == ChunkCompression::None).then_some(data_at);

@@ -42,11 +42,11 @@ impl std::fmt::Debug for McapFileWriter {
 impl McapFileWriter {
     pub(crate) fn create(path: &Path, library: &str, compression: Compression) -> Result<Self> {
         let file = File::create(path).map_err(|e| Error::io(path, e))?;
-        let options = robolog_mcap::WriteOptions::default()
-            .with_profile("ros2")
-            .with_library(library)
-            .with_compression(compression)
-            .with_chunk_size(Some(CHUNK_SIZE));
+        let options = robolog_mcap::WriteOptions::new()
+            .profile("ros2")
+            .library(library)
+            .compression(compression)
+            .chunk_size(Some(CHUNK_SIZE));
         let writer =
             robolog_mcap::Writer::new_seekable(BufWriter::with_capacity(1 << 16, file), options)
                 .map_err(|e| Error::mcap(path, e))?;

@@ -572,9 +572,9 @@ fn recover_mcap(
     problems: &mut Vec<Problem>,
 ) -> Result<FileReport> {
     let data = read_file(path).map_err(|e| Error::io(path, e))?;
-    let options = robolog_mcap::WriteOptions::default()
-        .with_profile("ros2")
-        .with_compression(robolog_framing::Compression::None);
+    let options = robolog_mcap::WriteOptions::new()
+        .profile("ros2")
+        .compression(robolog_framing::Compression::None);
     let (bytes, report) =
         robolog_mcap::recover(&data, Vec::new(), options).map_err(|e| Error::mcap(path, e))?;
     for d in &report.damage {

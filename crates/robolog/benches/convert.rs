@@ -81,7 +81,7 @@ fn bag_to_mcap(c: &mut Criterion) {
     ] {
         group.bench_function(name, |b| {
             b.iter(|| {
-                let options = WriteOptions::default().with_compression(compression);
+                let options = WriteOptions::new().compression(compression);
                 let output = Output::stream(std::io::sink());
                 let mut writer = create_writer(output, WriterOptions::Mcap(options)).unwrap();
                 let report = convert(&bag, &mut *writer, ConvertOptions::new()).unwrap();
@@ -96,7 +96,7 @@ fn bag_to_mcap(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("none", |b| {
         b.iter(|| {
-            let options = WriteOptions::default().with_compression(Compression::None);
+            let options = WriteOptions::new().compression(Compression::None);
             let mut writer = create_writer(Output::memory(), WriterOptions::Mcap(options)).unwrap();
             convert(&bag, &mut *writer, ConvertOptions::new()).unwrap();
             writer.finish().unwrap().bytes

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use robolog_bddf::proto::{PodType, SeriesIdentifier};
-use robolog_bddf::{BddfReader, DataBlock, IndexSource, ReaderOptions, Series, SeriesKind};
+use robolog_bddf::{BddfReader, DataBlock, IndexSource, ReadOptions, Series, SeriesKind};
 use robolog_framing::Bytes;
 use robolog_query::Input;
 
@@ -278,7 +278,7 @@ impl BddfLog {
         input: Input,
         policy: NegativeTimes,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let reader = BddfReader::open_input(input, ReaderOptions::default())?;
+        let reader = BddfReader::open_input(input, ReadOptions::default())?;
         let mut series: Vec<SeriesChannel> = reader.series().iter().map(series_channel).collect();
         series.sort_by_key(|s| s.channel.id);
         let mut problems = Vec::new();

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use base64::Engine as _;
 use robolog_bddf::proto::{MessageTypeDescriptor, SeriesIdentifier};
-use robolog_bddf::{SeriesOptions, WriterOptions};
+use robolog_bddf::{SeriesOptions, WriteOptions};
 
 use crate::bddf_log::{annotation, pod_type_from_name};
 use crate::encodings::{
@@ -62,7 +62,7 @@ struct ChannelOut {
 ///   refuses it: [`Finished::warnings`] says so.
 pub struct BddfWriter {
     state: State,
-    options: WriterOptions,
+    options: WriteOptions,
     channels: Vec<ChannelOut>,
     /// Zero-length messages written, by topic (for [`Finished::warnings`]).
     empty_messages: BTreeMap<String, u64>,
@@ -78,7 +78,7 @@ impl std::fmt::Debug for BddfWriter {
 
 impl BddfWriter {
     /// A writer to `output`; `options` gives file annotations and the POD block size.
-    pub fn new(output: Output, options: WriterOptions) -> Self {
+    pub fn new(output: Output, options: WriteOptions) -> Self {
         Self {
             state: State::Pending(output),
             options,
@@ -144,12 +144,10 @@ fn add_native_series(
         series_type: meta.get(BDDF_SERIES_TYPE).cloned().unwrap_or_default(),
         spec: prefixed(meta, BDDF_SPEC_PREFIX),
     };
-    let options = SeriesOptions {
-        annotations: prefixed(meta, BDDF_ANNOTATION_PREFIX),
-        additional_index_names: Vec::new(),
-        description: meta.get(BDDF_DESCRIPTION).cloned().unwrap_or_default(),
-        pod_block_bytes: Some(u32::MAX as usize),
-    };
+    let options = SeriesOptions::new()
+        .annotations(prefixed(meta, BDDF_ANNOTATION_PREFIX))
+        .description(meta.get(BDDF_DESCRIPTION).cloned().unwrap_or_default())
+        .pod_block_bytes(u32::MAX as usize);
     if channel.message_encoding == BDDF_POD {
         let element = meta.get(BDDF_POD_TYPE).map_or("", String::as_str);
         let pod_type = pod_type_from_name(element).ok_or_else(|| Error::UnsupportedChannels {
@@ -244,12 +242,9 @@ fn add_foreign_series(
         type_name: channel.type_name().to_owned(),
         is_metadata: false,
     };
-    let options = SeriesOptions {
-        annotations,
-        additional_index_names: index_names,
-        description: String::new(),
-        pod_block_bytes: None,
-    };
+    let options = SeriesOptions::new()
+        .annotations(annotations)
+        .additional_index_names(index_names);
     let id = SeriesIdentifier {
         series_type: "bosdyn:channel".to_owned(),
         spec: BTreeMap::from([("bosdyn:channel".to_owned(), channel.topic.clone())]),
@@ -354,7 +349,7 @@ impl LogWriter for BddfWriter {
             } else {
                 format!("{}:{key}", metadata.name)
             };
-            self.options.annotations.insert(key, value.clone());
+            self.options = std::mem::take(&mut self.options).annotation(key, value.clone());
         }
         Ok(true)
     }

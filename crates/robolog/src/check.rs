@@ -223,13 +223,10 @@ fn mcap_type_hashes(data: &Bytes) -> Vec<Problem> {
 
 #[cfg(feature = "bddf")]
 fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
-    use robolog_bddf::{BddfReader, IndexSource, ReaderOptions, SeriesKind, identifier_hash};
+    use robolog_bddf::{BddfReader, IndexSource, ReadOptions, SeriesKind, identifier_hash};
 
     let mut problems = Vec::new();
-    let strict = ReaderOptions {
-        scan_fallback: false,
-        ..ReaderOptions::default()
-    };
+    let strict = ReadOptions::new().strict(true);
     if let Err(e) = BddfReader::open_with(data.clone(), strict) {
         // The index is found from the end of the file: that is where a missing one is missed.
         problems.push(Problem::error(

@@ -40,28 +40,28 @@ pub struct Progress {
 /// may do real work such as redrawing a bar.
 pub type ProgressFn<'a> = dyn FnMut(&Progress) + 'a;
 
-/// What to convert or merge.
+/// What to convert or merge: everything, in log-time order, by default.
+///
+/// ```
+/// use robolog::{ConvertOptions, Filter, Order};
+/// let options = ConvertOptions::new()
+///     .filter(Filter::new().topics(["/imu"]).time_range(1_000..2_000))
+///     .order(Order::File)
+///     .drop_attachments(true)
+///     .keep_going(true);
+/// # let _ = options;
+/// ```
 #[derive(Default)]
+#[non_exhaustive]
 pub struct ConvertOptions<'a> {
-    /// Topics and time range (everything by default). Attachments are kept when their log
-    /// time is in the range; metadata always.
-    pub filter: Filter,
-    /// The order messages are written in (log time by default; file order is faster on files
-    /// whose chunks overlap). Streams are always read in file order, merges in log-time order.
-    pub order: Order,
-    /// Called as messages are written.
-    pub progress: Option<Box<ProgressFn<'a>>>,
-    /// Leave the attachments out.
-    pub drop_attachments: bool,
-    /// Leave the metadata records out.
-    pub drop_metadata: bool,
-    /// Go on past damage the input can be read beyond (a corrupt MCAP chunk), recording it in
-    /// [`ConvertReport::damage`], instead of failing at it (the default).
-    pub keep_going: bool,
-    /// ROS 1 ↔ ROS 2 migration ([`Migration::auto`] by default: only what the output format
-    /// needs).
+    filter: Filter,
+    order: Order,
+    progress: Option<Box<ProgressFn<'a>>>,
+    drop_attachments: bool,
+    drop_metadata: bool,
+    keep_going: bool,
     #[cfg(feature = "migrate")]
-    pub migration: Migration,
+    migration: Migration,
 }
 
 impl std::fmt::Debug for ConvertOptions<'_> {
@@ -83,47 +83,56 @@ impl<'a> ConvertOptions<'a> {
         Self::default()
     }
 
-    /// Sets the filter.
+    /// Topics and time range (everything by default). Attachments are kept when their log
+    /// time is in the range; metadata always.
     pub fn filter(mut self, filter: Filter) -> Self {
         self.filter = filter;
         self
     }
 
-    /// Sets the order.
+    /// The order messages are written in (log time by default; file order is faster on files
+    /// whose chunks overlap). Streams are always read in file order, merges in log-time order.
     pub fn order(mut self, order: Order) -> Self {
         self.order = order;
         self
     }
 
-    /// Sets the progress callback.
+    /// Called as messages are written.
     pub fn progress(mut self, progress: impl FnMut(&Progress) + 'a) -> Self {
         self.progress = Some(Box::new(progress));
         self
     }
 
-    /// Whether to leave the attachments out.
+    /// Leave the attachments out (default off).
     pub fn drop_attachments(mut self, on: bool) -> Self {
         self.drop_attachments = on;
         self
     }
 
-    /// Whether to leave the metadata records out.
+    /// Leave the metadata records out (default off).
     pub fn drop_metadata(mut self, on: bool) -> Self {
         self.drop_metadata = on;
         self
     }
 
-    /// Whether to go on past damage (see [`ConvertOptions::keep_going`]).
+    /// Go on past damage the input can be read beyond (a corrupt MCAP chunk), recording it in
+    /// [`ConvertReport::damage`], instead of failing at it (the default).
     pub fn keep_going(mut self, on: bool) -> Self {
         self.keep_going = on;
         self
     }
 
-    /// Sets how messages are migrated between ROS 1 and ROS 2 (see [`crate::migrate`]).
+    /// ROS 1 ↔ ROS 2 migration ([`Migration::auto`] by default: only what the output format
+    /// needs; see [`crate::migrate`]).
     #[cfg(feature = "migrate")]
     pub fn migration(mut self, migration: Migration) -> Self {
         self.migration = migration;
         self
+    }
+
+    /// The order messages are written in.
+    pub fn get_order(&self) -> Order {
+        self.order
     }
 
     /// The migration of a conversion into `writer`.

@@ -15,7 +15,7 @@ use crate::writer::{Finished, LogWriter, Output};
 /// The facade's MCAP defaults: the format crate's (zstd chunks, every index, CRCs), with
 /// robolog named as the writing library.
 pub(crate) fn default_options() -> WriteOptions {
-    WriteOptions::default().with_library(concat!("robolog/", env!("CARGO_PKG_VERSION")))
+    WriteOptions::new().library(concat!("robolog/", env!("CARGO_PKG_VERSION")))
 }
 
 enum State {
@@ -81,16 +81,16 @@ impl McapWriter {
             };
             let mut options = self.options.clone();
             if let Some(profile) = self.inherited_profile.take()
-                && options.profile.is_empty()
+                && options.get_profile().is_empty()
             {
-                options.profile = profile;
+                options = options.profile(profile);
             }
-            if options.profile.is_empty() && !self.channel_records.is_empty() {
+            if options.get_profile().is_empty() && !self.channel_records.is_empty() {
                 if self.all_ros1 {
-                    options.profile = ROS1.to_owned();
+                    options = options.profile(ROS1);
                 } else if self.all_cdr {
                     // What rosbag2 and rosbags require of an MCAP file.
-                    options.profile = "ros2".to_owned();
+                    options = options.profile("ros2");
                 }
             }
             // Files stream their uncompressed chunks (one copy of each message less).
@@ -121,10 +121,10 @@ impl McapWriter {
     pub(crate) fn chunk_target(
         &mut self,
     ) -> Result<Option<(&mut robolog_mcap::Writer<Output>, &'static str)>> {
-        if self.options.chunk_size.is_none() {
+        if self.options.get_chunk_size().is_none() {
             return Ok(None);
         }
-        let compression = robolog_mcap::compression_name(self.options.compression);
+        let compression = robolog_mcap::compression_name(self.options.get_compression());
         Ok(Some((self.writer()?, compression)))
     }
 

@@ -67,7 +67,7 @@ pub enum SettingsError {
 /// use robolog::{Compression, Format, OutputSettings, WriterOptions};
 /// let settings = OutputSettings::new().compression(Compression::Lz4).chunk_size(1 << 20);
 /// let options = settings.writer_options("out.mcap".as_ref())?;
-/// assert!(matches!(options, WriterOptions::Mcap(o) if o.chunk_size == Some(1 << 20)));
+/// assert!(matches!(options, WriterOptions::Mcap(o) if o.get_chunk_size() == Some(1 << 20)));
 /// assert_eq!(settings.output_format("out.bag".as_ref()), Some(Format::Bag));
 /// let bz2 = OutputSettings::new().compression(Compression::Bz2);
 /// assert!(bz2.writer_options("out.mcap".as_ref()).is_err());
@@ -173,10 +173,10 @@ impl OutputSettings {
             #[cfg(feature = "mcap")]
             WriterOptions::Mcap(mut o) => {
                 if let Some(compression) = self.compression {
-                    o.compression = mcap_compression(compression)?;
+                    o = o.compression(mcap_compression(compression)?);
                 }
                 if let Some(size) = self.chunk_size {
-                    o.chunk_size = (size > 0).then_some(size);
+                    o = o.chunk_size((size > 0).then_some(size));
                 }
                 WriterOptions::Mcap(o)
             }

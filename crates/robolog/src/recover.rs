@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::format::Format;
-use crate::problem::{Problem, ProblemKind};
+use crate::problem::Problem;
 use crate::sniff::{SNIFF_LEN, sniff};
 use crate::writer::{Finished, Output};
 
@@ -154,37 +154,7 @@ fn recover_mcap(input: &Bytes, output: Output) -> Result<(RecoverReport, Finishe
 fn recover_bddf(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Finished)> {
     let r = robolog_bddf::recover(input, &mut output)?;
     let finished = output.finish()?;
-    let mut problems = Vec::new();
-    if let Some(stopped) = &r.stopped {
-        problems.push(Problem::error(
-            stopped.problem_kind(),
-            stopped.offset(),
-            format!("reading stopped: {stopped}"),
-        ));
-    }
-    if r.input_checksum_ok == Some(false) {
-        problems.push(Problem::error(
-            ProblemKind::Checksum,
-            None,
-            "the input's SHA-1 checksum did not match",
-        ));
-    }
-    for skipped in &r.skipped {
-        let kind = match skipped.reason {
-            robolog_bddf::SkipReason::UndeclaredSeries { .. }
-            | robolog_bddf::SkipReason::DuplicateSeries { .. } => ProblemKind::Schema,
-            robolog_bddf::SkipReason::IndexBlock => ProblemKind::Index,
-            _ => ProblemKind::Malformed,
-        };
-        problems.push(Problem::warning(
-            kind,
-            Some(skipped.offset),
-            format!(
-                "block of {} bytes not copied: {:?}",
-                skipped.len, skipped.reason
-            ),
-        ));
-    }
+    let problems = r.problems.clone();
     let details = BTreeMap::from([
         ("series_recovered".to_owned(), r.series_recovered as u64),
         (

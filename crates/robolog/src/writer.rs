@@ -290,7 +290,7 @@ pub enum WriterOptions {
     Mcap(robolog_mcap::WriteOptions),
     /// BDDF (file annotations, POD block size).
     #[cfg(feature = "bddf")]
-    Bddf(robolog_bddf::WriterOptions),
+    Bddf(robolog_bddf::WriteOptions),
     /// ROS 2 bag directory (storage, compression, splitting, metadata version).
     #[cfg(feature = "rosbag2")]
     Rosbag2(robolog_rosbag2::WriteOptions),
@@ -316,7 +316,7 @@ impl WriterOptions {
             #[cfg(feature = "mcap")]
             Format::Mcap => WriterOptions::Mcap(crate::mcap_writer::default_options()),
             #[cfg(feature = "bddf")]
-            Format::Bddf => WriterOptions::Bddf(robolog_bddf::WriterOptions::default()),
+            Format::Bddf => WriterOptions::Bddf(robolog_bddf::WriteOptions::default()),
             #[cfg(feature = "rosbag2")]
             Format::Rosbag2 => WriterOptions::Rosbag2(robolog_rosbag2::WriteOptions::default()),
             #[allow(unreachable_patterns)]

@@ -215,7 +215,7 @@ fn cat_files(root: &Path, quick: bool) -> Result<(PathBuf, PathBuf), String> {
         let err = |e: &dyn std::fmt::Display| format!("writing {}: {e}", path.display());
         let file = AtomicFile::create(path).map_err(|e| err(&e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        let options = WriteOptions::default().with_compression(Compression::None);
+        let options = WriteOptions::new().compression(Compression::None);
         let mut writer = Writer::new(&mut out, options).map_err(|e| err(&e))?;
         let schema = writer
             .register_schema(name, schema_encoding, definition.as_bytes())

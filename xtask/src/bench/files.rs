@@ -69,8 +69,8 @@ pub(crate) const DEFINITION: &str = "# synthetic benchmark payload\nuint8[] data
 /// Our writers' settings for the workload files and the write operation.
 pub(crate) fn mcap_options(compression: Compression) -> McapOptions {
     McapOptions::default()
-        .with_compression(compression)
-        .with_profile("ros1")
+        .compression(compression)
+        .profile("ros1")
 }
 
 pub(crate) fn bag_options(compression: ChunkCompression) -> BagOptions {
@@ -157,7 +157,7 @@ pub(crate) fn expected_cached(dir: &Path, workload: &Workload) -> Result<(Totals
 
 fn cache_key(workload: &Workload, variant: Variant) -> String {
     let options = match variant {
-        Variant::Mcap(c) => format!("{:?}", mcap_options(c).with_library("")),
+        Variant::Mcap(c) => format!("{:?}", mcap_options(c).library("")),
         Variant::Bag(c) => format!("{:?}", bag_options(c)),
     };
     let mut hasher = Sha1::new();

@@ -192,9 +192,9 @@ fn json_columns_and_time_literals() {
 /// An MCAP file of `count` float64 samples at 100 Hz in small zstd chunks, and the times.
 fn long_log(count: u64) -> (Vec<u8>, u64) {
     let start = 1_700_000_000_000_000_000u64;
-    let options = WriteOptions::default()
-        .with_compression(robolog::mcap::Compression::Zstd)
-        .with_chunk_size(Some(4096));
+    let options = WriteOptions::new()
+        .compression(robolog::mcap::Compression::Zstd)
+        .chunk_size(Some(4096));
     let mut writer = Writer::new(Vec::new(), options).unwrap();
     let schema = writer
         .register_schema("p/Sample", "ros1msg", b"float64 x\nuint32 i\n")

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use robolog_bddf::{
-    BddfReader, Error, IndexSource, ReaderOptions, StreamOptions, StreamReader, recover,
+    BddfReader, Error, IndexSource, ReadOptions, StreamOptions, StreamReader, recover,
 };
 use robolog_testkit::testdata;
 use sha1::{Digest, Sha1};
@@ -89,17 +89,11 @@ fn flipped_payload_byte_is_a_checksum_mismatch_naming_both_digests() {
     assert!(reader.series_blocks(1, ..).unwrap().all(|b| b.is_ok()));
     let unchecked = BddfReader::open_with(
         file.clone().into(),
-        ReaderOptions {
-            verify_checksum: false,
-            ..ReaderOptions::default()
-        },
+        ReadOptions::new().verify_checksum(false),
     )
     .unwrap();
     assert!(unchecked.blocks().all(|b| b.is_ok()));
-    let unchecked = StreamOptions {
-        verify_checksum: false,
-        ..StreamOptions::default()
-    };
+    let unchecked = StreamOptions::new().verify_checksum(false);
     let read: Result<Vec<_>, _> = StreamReader::with_options(&file[..], unchecked)
         .unwrap()
         .collect();
@@ -129,10 +123,7 @@ fn the_bitflip_test_file() {
     assert_eq!(actual.to_string(), sha1_hex(&file[..file.len() - 24]));
     assert_eq!(items.len(), 13);
     // Without checksum verification only the damage is reported.
-    let unchecked = StreamOptions {
-        verify_checksum: false,
-        ..StreamOptions::default()
-    };
+    let unchecked = StreamOptions::new().verify_checksum(false);
     let err = StreamReader::with_options(&file[..], unchecked)
         .unwrap()
         .find_map(Result::err)
@@ -233,10 +224,7 @@ fn reserved_block_types_are_refused() {
         }
     ));
     // The index points at the block: reading it reports the same.
-    let strict = ReaderOptions {
-        scan_fallback: false,
-        ..ReaderOptions::default()
-    };
+    let strict = ReadOptions::new().strict(true);
     let reader = BddfReader::open_with(sample.into(), strict).unwrap();
     assert!(matches!(
         reader.read_block(0, 0),
@@ -324,7 +312,7 @@ proptest! {
         let mut out = Vec::new();
         if recover(&file, &mut out).is_ok() {
             // Whatever was rescued is a valid file.
-            let strict = ReaderOptions { scan_fallback: false, ..ReaderOptions::default() };
+            let strict = ReadOptions::new().strict(true);
             let rescued = BddfReader::open_with(out.clone().into(), strict).unwrap();
             prop_assert!(rescued.blocks().all(|b| b.is_ok()));
             prop_assert!(stream_all(&out).is_ok());
@@ -341,10 +329,7 @@ fn recovery_renumbers_series_in_file_order() {
     file[360] = 4;
     let mut out = Vec::new();
     let report = recover(&file, &mut out).unwrap();
-    let strict = ReaderOptions {
-        scan_fallback: false,
-        ..ReaderOptions::default()
-    };
+    let strict = ReadOptions::new().strict(true);
     let rescued = BddfReader::open_with(out.clone().into(), strict).unwrap();
     let indexes: Vec<u32> = rescued.series().iter().map(|s| s.index()).collect();
     assert_eq!(

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use robolog_bddf::proto::MessageTypeDescriptor;
 use robolog_bddf::{
-    BddfReader, BddfWriter, IndexSource, ReaderOptions, SeriesKind, StreamReader, WriterOptions,
+    BddfReader, BddfWriter, IndexSource, ReadOptions, SeriesKind, StreamReader, WriteOptions,
     series_identifier,
 };
 use robolog_testkit::testdata;
@@ -39,11 +39,8 @@ fn unhex(hex: &str) -> Vec<u8> {
         .collect()
 }
 
-fn golden_annotations() -> WriterOptions {
-    WriterOptions {
-        annotations: BTreeMap::from([("a:b".to_owned(), "c".to_owned())]),
-        ..WriterOptions::default()
-    }
+fn golden_annotations() -> WriteOptions {
+    WriteOptions::new().annotations(BTreeMap::from([("a:b".to_owned(), "c".to_owned())]))
 }
 
 fn write_golden() -> Vec<u8> {
@@ -143,10 +140,7 @@ fn stream_reader_reads_the_golden_file() {
 fn empty_files_of_both_kinds_read_as_no_series() {
     for hex in [EMPTY_INDEX_HEX, REFERENCE_EMPTY_HEX] {
         let file = unhex(hex);
-        let strict = ReaderOptions {
-            scan_fallback: false,
-            ..ReaderOptions::default()
-        };
+        let strict = ReadOptions::new().strict(true);
         let reader = BddfReader::open_with(file.clone().into(), strict).unwrap();
         assert!(reader.series().is_empty());
         assert_eq!(reader.blocks().count(), 0);

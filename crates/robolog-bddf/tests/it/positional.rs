@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use robolog_bddf::proto::{MessageTypeDescriptor, PodType};
-use robolog_bddf::{BddfReader, BddfWriter, Bytes, Input, ReaderOptions, series_identifier};
+use robolog_bddf::{BddfReader, BddfWriter, Bytes, Input, ReadOptions, series_identifier};
 use robolog_query::ReadAt;
 use robolog_testkit::testdata;
 
@@ -69,22 +69,19 @@ fn everything(reader: Result<BddfReader, robolog_bddf::Error>) -> String {
     out
 }
 
-fn both(file: &[u8], options: ReaderOptions) -> (String, String) {
+fn both(file: &[u8], options: ReadOptions) -> (String, String) {
     let in_memory = everything(BddfReader::open_with(Bytes::copy_from_slice(file), options));
     let (input, _) = Positional::input(file);
     let positional = everything(BddfReader::open_input(input, options));
     (in_memory, positional)
 }
 
-const STRICT: ReaderOptions = ReaderOptions {
-    verify_checksum: true,
-    scan_fallback: false,
-};
+const STRICT: ReadOptions = ReadOptions::new().verify_checksum(true).strict(true);
 
 #[test]
 fn the_sample_reads_the_same_by_position_and_in_memory() {
     let file = testdata::read("bddf/sample.bddf");
-    for options in [ReaderOptions::default(), STRICT] {
+    for options in [ReadOptions::default(), STRICT] {
         let (in_memory, positional) = both(&file, options);
         assert!(in_memory.contains("Ok(DataBlock"), "{in_memory}");
         assert_eq!(positional, in_memory);
@@ -94,7 +91,7 @@ fn the_sample_reads_the_same_by_position_and_in_memory() {
 #[test]
 fn every_truncation_and_flipped_byte_reads_the_same_by_position() {
     let file = testdata::read("bddf/sample.bddf");
-    for options in [ReaderOptions::default(), STRICT] {
+    for options in [ReadOptions::default(), STRICT] {
         for len in 0..file.len() {
             let (in_memory, positional) = both(&file[..len], options);
             assert_eq!(positional, in_memory, "cut at {len}");
@@ -144,7 +141,7 @@ fn opening_by_position_reads_the_index_parts_only() {
     }
     let file = writer.finish().unwrap();
     let (input, source) = Positional::input(&file);
-    let reader = BddfReader::open_input(input, ReaderOptions::default()).unwrap();
+    let reader = BddfReader::open_input(input, ReadOptions::default()).unwrap();
     let reads = source.take_reads();
     // The magic, the trailer, the file index, the file descriptor, the block indexes (one
     // read: they lie together), the series descriptors (one read).

@@ -3,9 +3,25 @@
 
 use robolog_bddf::proto::MessageTypeDescriptor;
 use robolog_bddf::{
-    BddfReader, BddfWriter, ReaderOptions, SeriesOptions, SkipReason, StreamReader, recover,
-    series_identifier,
+    BddfReader, BddfWriter, Problem, ProblemKind, ReadOptions, SeriesOptions, Severity,
+    StreamReader, recover, series_identifier,
 };
+
+/// The offsets and lengths of the blocks `report` says were not copied for `reason`, each
+/// checked to be a warning of `kind`.
+fn not_copied(problems: &[Problem], reason: &str, kind: ProblemKind) -> Vec<(u64, u64)> {
+    problems
+        .iter()
+        .filter_map(|p| {
+            let len = p
+                .message
+                .strip_prefix("block of ")?
+                .strip_suffix(&format!(" bytes not copied: {reason}"))?;
+            assert_eq!((p.severity, p.kind), (Severity::Warning, kind), "{p}");
+            Some((p.offset.unwrap(), len.parse().unwrap()))
+        })
+        .collect()
+}
 
 /// Three series, two messages each, written in turns; returns the file and the offsets of the
 /// three series descriptors.
@@ -63,22 +79,28 @@ fn lost_descriptor_drops_its_blocks_and_closes_the_gap() {
     assert_eq!(report.series_recovered, 2);
     assert_eq!(report.data_blocks_recovered, 4);
     assert_eq!(report.data_blocks_lost, 2);
-    let undeclared: Vec<_> = report
-        .skipped
-        .iter()
-        .filter(|s| s.reason == SkipReason::UndeclaredSeries { series_index: 1 })
-        .collect();
+    let undeclared = not_copied(
+        &report.problems,
+        "a data block of series 1, whose descriptor does not precede it",
+        ProblemKind::Schema,
+    );
     assert_eq!(undeclared.len(), 2);
+    assert!(undeclared.iter().all(|&(offset, _)| offset > offsets[1]));
     assert_eq!(
         report.bytes_dropped,
-        undeclared.iter().map(|s| s.len).sum::<u64>()
+        undeclared.iter().map(|&(_, len)| len).sum::<u64>()
+    );
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::Checksum
+                && p.severity == Severity::Error
+                && p.message == "the input's SHA-1 checksum did not match")
     );
 
     // Series "c" is series 1 now, in its descriptor and its blocks.
-    let strict = ReaderOptions {
-        scan_fallback: false,
-        ..ReaderOptions::default()
-    };
+    let strict = ReadOptions::new().strict(true);
     let reader = BddfReader::open_with(out.clone().into(), strict).unwrap();
     reader.verify_checksum().unwrap();
     let names: Vec<_> = reader
@@ -117,13 +139,14 @@ fn duplicate_descriptor_keeps_the_first() {
     assert_eq!(report.data_blocks_recovered, 6);
     assert_eq!(report.data_blocks_lost, 0);
     assert!(!report.series_renumbered);
+    let duplicates = not_copied(
+        &report.problems,
+        "a second descriptor for series 0 (the first one is kept)",
+        ProblemKind::Schema,
+    );
     assert_eq!(
-        report
-            .skipped
-            .iter()
-            .filter(|s| s.reason == SkipReason::DuplicateSeries { series_index: 0 })
-            .count(),
-        1
+        duplicates,
+        [(end_of_descriptors as u64, (offsets[1] - offsets[0]))]
     );
     // Without the stray copy, the file is the original one.
     assert!(out == file);

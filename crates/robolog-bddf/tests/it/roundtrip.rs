@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use robolog_bddf::proto::{MessageTypeDescriptor, PodType};
 use robolog_bddf::{
     BddfReader, BddfWriter, DataBlock, Error, PodElement, PodError, PodSamples, SeriesKind,
-    SeriesOptions, StreamReader, WriterOptions, recover_file, series_identifier,
+    SeriesOptions, StreamReader, WriteOptions, recover_file, series_identifier,
 };
 
 fn text() -> MessageTypeDescriptor {
@@ -29,19 +29,12 @@ fn stream_blocks(file: &[u8]) -> Vec<DataBlock> {
 /// Writes `samples` (each `values_per_sample` long, one per millisecond, starting at -2 ms)
 /// into a series of shape `dims`, then checks both readers decode exactly them.
 fn pod_round_trip<T: PodElement>(dims: &[u32], samples: &[Vec<T>], block_bytes: usize) {
-    let mut writer = BddfWriter::with_options(
-        Vec::new(),
-        WriterOptions {
-            pod_block_bytes: block_bytes,
-            ..WriterOptions::default()
-        },
-    )
-    .unwrap();
+    let mut writer =
+        BddfWriter::with_options(Vec::new(), WriteOptions::new().pod_block_bytes(block_bytes))
+            .unwrap();
     let id = series_identifier("bosdyn:signal", [("example:var", format!("{dims:?}"))]);
-    let options = SeriesOptions {
-        annotations: BTreeMap::from([("units".to_owned(), "m".to_owned())]),
-        ..SeriesOptions::default()
-    };
+    let options =
+        SeriesOptions::new().annotations(BTreeMap::from([("units".to_owned(), "m".to_owned())]));
     let series = writer
         .add_pod_series(id, T::POD_TYPE, dims, options)
         .unwrap();
@@ -168,10 +161,7 @@ fn batching_follows_the_reference_rule() {
             series_identifier("t", [("k", "v")]),
             PodType::Float64,
             &[],
-            SeriesOptions {
-                pod_block_bytes: Some(20),
-                ..SeriesOptions::default()
-            },
+            SeriesOptions::new().pod_block_bytes(20),
         )
         .unwrap();
     for i in 0..5 {
@@ -214,23 +204,19 @@ fn batching_follows_the_reference_rule() {
 /// Two series (one added between blocks of the other), additional indexes, extreme and
 /// negative times, an empty and a large payload. Returns the file and the file annotations.
 fn write_mixed() -> (Vec<u8>, BTreeMap<String, String>, Vec<u8>) {
-    let options = WriterOptions {
-        annotations: BTreeMap::from([
-            ("z:last".to_owned(), "1".to_owned()),
-            ("a:first".to_owned(), "2".to_owned()),
-        ]),
-        ..WriterOptions::default()
-    };
-    let mut writer = BddfWriter::with_options(Vec::new(), options.clone()).unwrap();
+    let annotations = BTreeMap::from([
+        ("z:last".to_owned(), "1".to_owned()),
+        ("a:first".to_owned(), "2".to_owned()),
+    ]);
+    let options = WriteOptions::new().annotations(annotations.clone());
+    let mut writer = BddfWriter::with_options(Vec::new(), options).unwrap();
     let logs = writer
         .add_message_series(
             series_identifier("example:raw", [("example:name", "log")]),
             text(),
-            SeriesOptions {
-                additional_index_names: vec!["seq".into(), "pid".into()],
-                description: "process logs".into(),
-                ..SeriesOptions::default()
-            },
+            SeriesOptions::new()
+                .additional_index_names(["seq", "pid"])
+                .description("process logs"),
         )
         .unwrap();
     let big = vec![0xabu8; 100_000];
@@ -253,7 +239,7 @@ fn write_mixed() -> (Vec<u8>, BTreeMap<String, String>, Vec<u8>) {
     writer
         .write_message_indexed(logs, -2_000_000_001, &[1, i64::MAX], b"x")
         .unwrap();
-    (writer.finish().unwrap(), options.annotations, big)
+    (writer.finish().unwrap(), annotations, big)
 }
 
 #[test]
@@ -319,10 +305,7 @@ fn writer_refusals() {
         .add_message_series(
             series_identifier("type-a", [("k", "v")]),
             text(),
-            SeriesOptions {
-                additional_index_names: vec!["seq".into()],
-                ..SeriesOptions::default()
-            },
+            SeriesOptions::new().additional_index_names(["seq"]),
         )
         .unwrap();
     // The same spec under another type is refused: readers look series up by spec.
@@ -371,10 +354,7 @@ fn writer_refusals() {
             series_identifier("t", [("k", "indexed")]),
             PodType::Int8,
             &[],
-            SeriesOptions {
-                additional_index_names: vec!["seq".into()],
-                ..SeriesOptions::default()
-            },
+            SeriesOptions::new().additional_index_names(["seq"]),
         ),
         Err(Error::Pod {
             source: PodError::AdditionalIndexes,
@@ -448,7 +428,7 @@ fn writer_refusals() {
 fn files_on_disk() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.bddf");
-    let mut writer = BddfWriter::create(&path, WriterOptions::default()).unwrap();
+    let mut writer = BddfWriter::create(&path, WriteOptions::default()).unwrap();
     let s = writer
         .add_message_series(
             series_identifier("t", [("k", "v")]),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use robolog_bddf::proto::PodType;
 use robolog_bddf::{
     BddfReader, BddfWriter, DataBlock, Error, IndexSource, PodValues, SeriesKind, SeriesOptions,
-    StreamReader, WriterOptions, identifier_hash,
+    StreamReader, WriteOptions, identifier_hash,
 };
 use robolog_testkit::testdata;
 
@@ -410,14 +410,10 @@ fn writer_replays_the_reference_sample_with_its_layout() {
     let original = sample();
     let reader = BddfReader::open(original.clone().into()).unwrap();
     let payload = |series: u32, position: usize| reader.read_block(series, position).unwrap().data;
-    let series_options = |index: usize| SeriesOptions {
-        annotations: map(SERIES[index].annotations),
-        additional_index_names: SERIES[index]
-            .index_names
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect(),
-        ..SeriesOptions::default()
+    let series_options = |index: usize| {
+        SeriesOptions::new()
+            .annotations(map(SERIES[index].annotations))
+            .additional_index_names(SERIES[index].index_names.iter().copied())
     };
     let descriptor = |index: usize| reader.series()[index].descriptor().clone();
     let identifier = |index: usize| descriptor(index).series_identifier.unwrap();
@@ -426,10 +422,7 @@ fn writer_replays_the_reference_sample_with_its_layout() {
         _ => panic!(),
     };
 
-    let options = WriterOptions {
-        annotations: reader.annotations().clone(),
-        ..WriterOptions::default()
-    };
+    let options = WriteOptions::new().annotations(reader.annotations().clone());
     let mut w = BddfWriter::with_options(Vec::new(), options).unwrap();
     let requests = w
         .add_message_series(identifier(0), message_type(0), series_options(0))
@@ -442,10 +435,7 @@ fn writer_replays_the_reference_sample_with_its_layout() {
             identifier(2),
             PodType::Int32,
             &[],
-            SeriesOptions {
-                pod_block_bytes: Some(16),
-                ..series_options(2)
-            },
+            series_options(2).pod_block_bytes(16),
         )
         .unwrap();
     let raw = w

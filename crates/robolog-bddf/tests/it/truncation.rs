@@ -2,15 +2,10 @@
 //! and the reference sample at every byte, through the streaming reader, the indexed reader
 //! (with and without its scan fallback) and recovery.
 
-use robolog_bddf::{
-    BddfReader, DataBlock, Error, IndexSource, ReaderOptions, StreamReader, recover,
-};
+use robolog_bddf::{BddfReader, DataBlock, Error, IndexSource, ReadOptions, StreamReader, recover};
 use robolog_testkit::{testdata, truncation};
 
-const STRICT: ReaderOptions = ReaderOptions {
-    verify_checksum: true,
-    scan_fallback: false,
-};
+const STRICT: ReadOptions = ReadOptions::new().verify_checksum(true).strict(true);
 
 /// Reads a stream to its end: the blocks, and the error that ended it (if any).
 fn stream(prefix: &[u8]) -> Result<(Vec<DataBlock>, Option<Error>), Error> {

@@ -139,9 +139,9 @@ fn two_topics_with_ruined_chunks(ruin: impl Fn(&str, u64, u64) -> bool) -> (Vec<
     use robolog::mcap::{Compression, McapReader, Message, WriteOptions, Writer};
 
     let start = 1_700_000_000_000_000_000u64;
-    let options = WriteOptions::default()
-        .with_compression(Compression::Zstd)
-        .with_chunk_size(Some(4096));
+    let options = WriteOptions::new()
+        .compression(Compression::Zstd)
+        .chunk_size(Some(4096));
     let mut writer = Writer::new(Vec::new(), options).unwrap();
     let schema = writer
         .register_schema("p/Sample", "ros1msg", b"float64 x\nuint32 i\n")

@@ -14,9 +14,9 @@ use crate::support::robolog;
 /// One minute of a recording: `/camera` at 20 Hz (16 KiB images), `/imu` at 200 Hz and `/tf`
 /// at 50 Hz, in chunks of about 1 MiB (about 20 MB in all).
 fn recording(path: &Path) {
-    let opts = WriteOptions::default()
-        .with_compression(Compression::None)
-        .with_chunk_size(Some(1 << 20));
+    let opts = WriteOptions::new()
+        .compression(Compression::None)
+        .chunk_size(Some(1 << 20));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let camera = w
         .register_channel("/camera", "raw", 0, BTreeMap::new())

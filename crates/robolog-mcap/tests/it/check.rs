@@ -63,10 +63,7 @@ fn out_of_order_log_times_warn_or_fail_when_strict() {
     );
     let strict = check_with(
         &data,
-        robolog_mcap::CheckOptions {
-            strict_message_order: true,
-            ..Default::default()
-        },
+        robolog_mcap::CheckOptions::new().strict_message_order(true),
     );
     assert!(
         strict
@@ -155,9 +152,9 @@ fn files_we_write_and_recover_are_clean() {
         robolog_mcap::Compression::Lz4,
         robolog_mcap::Compression::Zstd,
     ] {
-        let opts = WriteOptions::default()
-            .with_compression(compression)
-            .with_chunk_size(Some(2048));
+        let opts = WriteOptions::new()
+            .compression(compression)
+            .chunk_size(Some(2048));
         let (out, _) = recover(&sample("demo-zstd.mcap"), Vec::new(), opts).unwrap();
         let problems = check(&out);
         assert!(problems.is_empty(), "{compression:?}: {problems:#?}");
@@ -167,10 +164,7 @@ fn files_we_write_and_recover_are_clean() {
 #[test]
 fn a_chunk_over_the_limit_is_reported_without_decoding_it() {
     let bomb = robolog_testkit::testdata::read("bad/mcap/zstd-bomb.mcap");
-    let limited = robolog_mcap::CheckOptions {
-        chunk_limit: 16 << 20,
-        ..Default::default()
-    };
+    let limited = robolog_mcap::CheckOptions::new().max_chunk_size(16 << 20);
     let problems = check_with(&bomb, limited);
     let chunk = problems
         .iter()

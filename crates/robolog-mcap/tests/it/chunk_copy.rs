@@ -11,10 +11,10 @@ use robolog_mcap::{
 
 /// A file of 600 messages on two channels (one schemaless), in small `compression` chunks.
 fn source(compression: Compression) -> Vec<u8> {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(4 * 1024))
-        .with_profile("ros1");
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(4 * 1024))
+        .profile("ros1");
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let schema = w
         .register_schema("pkg/Msg", "ros1msg", b"int32 x\n")
@@ -79,10 +79,10 @@ fn raw_chunk<'f>(file: &'f [u8], index: &ChunkIndex<'_>) -> (&'f [u8], &'f [u8])
 
 /// A writer with the schemas and channels of `reader` under their own ids.
 fn writer_like(reader: &McapReader, compression: Compression) -> Writer<Vec<u8>> {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(4 * 1024))
-        .with_profile("ros1");
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(4 * 1024))
+        .profile("ros1");
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     for schema in reader.summary().schemas.values() {
         w.add_schema(schema).unwrap();
@@ -257,7 +257,7 @@ fn copy_chunk_refuses_what_it_cannot_copy() {
     let first = chunks(&reader)[0].clone();
     let (chunk, indexes) = raw_chunk(&input, &first);
     // Channels not added.
-    let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
+    let mut w = Writer::new(Vec::new(), WriteOptions::new()).unwrap();
     let e = w.copy_chunk(chunk, indexes).unwrap_err().to_string();
     assert!(e.contains("not added"), "{e}");
     // Not one whole Chunk record.
@@ -267,7 +267,7 @@ fn copy_chunk_refuses_what_it_cannot_copy() {
     // Indexes that are not MessageIndex records.
     assert!(w.copy_chunk(chunk, chunk).is_err());
     // An unchunked output.
-    let mut w = Writer::new(Vec::new(), WriteOptions::default().with_chunk_size(None)).unwrap();
+    let mut w = Writer::new(Vec::new(), WriteOptions::new().chunk_size(None)).unwrap();
     assert!(w.copy_chunk(chunk, indexes).is_err());
 }
 
@@ -342,9 +342,9 @@ fn recover_copies_intact_chunks_and_decodes_the_damaged_ones() {
     damaged.truncate((last.chunk_start_offset + last.chunk_length / 2) as usize);
 
     // Chunks of another size: a rewritten chunk cannot come out identical to its input.
-    let opts = WriteOptions::default()
-        .with_compression(Compression::Zstd)
-        .with_chunk_size(Some(3 * 1024));
+    let opts = WriteOptions::new()
+        .compression(Compression::Zstd)
+        .chunk_size(Some(3 * 1024));
     let (output, report) = robolog_mcap::recover(&damaged, Vec::new(), opts.clone()).unwrap();
     // Every chunk but the damaged and the cut one is copied.
     assert_eq!(report.chunks_copied, n as u64 - 2, "{report:?}");
@@ -356,12 +356,8 @@ fn recover_copies_intact_chunks_and_decodes_the_damaged_ones() {
         assert_eq!(copied, i != 2 && i != n - 1, "chunk {i}");
     }
     // The same messages as a recovery that decodes every chunk (into LZ4, so none is copied).
-    let (decoded, decoded_report) = robolog_mcap::recover(
-        &damaged,
-        Vec::new(),
-        opts.with_compression(Compression::Lz4),
-    )
-    .unwrap();
+    let (decoded, decoded_report) =
+        robolog_mcap::recover(&damaged, Vec::new(), opts.compression(Compression::Lz4)).unwrap();
     assert_eq!(decoded_report.chunks_copied, 0);
     assert_eq!(report.messages_recovered, decoded_report.messages_recovered);
     assert_eq!(

@@ -12,9 +12,9 @@ use robolog_mcap::{
 
 /// 300 messages in 2 KiB chunks, with a Metadata record (outside the chunks) in the middle.
 fn file(compression: Compression) -> Vec<u8> {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(2048));
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(2048));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let channel = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
     for i in 0..300u64 {

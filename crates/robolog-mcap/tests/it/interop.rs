@@ -14,7 +14,7 @@ use serde_json::Value;
 type Written = Vec<(String, u32, u64, Vec<u8>)>;
 
 fn write(opts: WriteOptions) -> (Vec<u8>, Written) {
-    let mut w = Writer::new(Vec::new(), opts.with_profile("ros1")).unwrap();
+    let mut w = Writer::new(Vec::new(), opts.profile("ros1")).unwrap();
     let s1 = w
         .register_schema("std_msgs/String", "ros1msg", b"string data\n")
         .unwrap();
@@ -107,23 +107,23 @@ fn python_mcap_reads_what_we_write() {
     let variants = [
         (
             "zstd",
-            WriteOptions::default()
-                .with_compression(Compression::Zstd)
-                .with_chunk_size(Some(16 * 1024)),
+            WriteOptions::new()
+                .compression(Compression::Zstd)
+                .chunk_size(Some(16 * 1024)),
         ),
         (
             "lz4",
-            WriteOptions::default()
-                .with_compression(Compression::Lz4)
-                .with_chunk_size(Some(16 * 1024)),
+            WriteOptions::new()
+                .compression(Compression::Lz4)
+                .chunk_size(Some(16 * 1024)),
         ),
         (
             "none",
-            WriteOptions::default()
-                .with_compression(Compression::None)
-                .with_chunk_size(Some(16 * 1024)),
+            WriteOptions::new()
+                .compression(Compression::None)
+                .chunk_size(Some(16 * 1024)),
         ),
-        ("unchunked", WriteOptions::default().with_chunk_size(None)),
+        ("unchunked", WriteOptions::new().chunk_size(None)),
     ];
     for (name, opts) in variants {
         let (bytes, written) = write(opts);

@@ -10,9 +10,9 @@ const MESSAGES: u64 = 40;
 
 /// Forty 100 kB camera-like messages (a gradient with noise) in LZ4 chunks of about 512 KiB.
 fn file() -> Vec<u8> {
-    let opts = WriteOptions::default()
-        .with_compression(Compression::Lz4)
-        .with_chunk_size(Some(512 << 10));
+    let opts = WriteOptions::new()
+        .compression(Compression::Lz4)
+        .chunk_size(Some(512 << 10));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let cam = w
         .register_channel("/cam", "raw", 0, BTreeMap::new())

@@ -38,9 +38,9 @@ fn log_time(pattern: usize, i: u64, rng: &mut u64) -> u64 {
 }
 
 fn write(pattern: usize, chunk_size: Option<u64>, compression: Compression) -> (Bytes, Written) {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(chunk_size);
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(chunk_size);
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let channels: Vec<u16> = TOPICS
         .iter()
@@ -141,7 +141,7 @@ fn every_order_matches_a_sort_of_the_written_messages() {
     let parallel = ReadOptions::default().threads(2);
     // The cache of decoded chunks is as large as the largest chunk accepted: smaller than the
     // chunks that overlap at once, so chunks are dropped and decoded again.
-    let tiny_cache = parallel.clone().record_limit(16 << 10);
+    let tiny_cache = parallel.clone().max_record_size(16 << 10);
     for pattern in 0..5 {
         for chunk_size in [Some(512), Some(4096), None] {
             for &compression in &compressions {

@@ -37,9 +37,9 @@ impl ReadAt for Shared {
 
 /// Eight chunks of `/a` and `/b` messages at 10 ns steps, 100 messages a chunk.
 fn file() -> Bytes {
-    let opts = WriteOptions::default()
-        .with_compression(Compression::None)
-        .with_chunk_size(Some(1 << 20));
+    let opts = WriteOptions::new()
+        .compression(Compression::None)
+        .chunk_size(Some(1 << 20));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let a = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
     let b = w.register_channel("/b", "raw", 0, BTreeMap::new()).unwrap();
@@ -61,7 +61,7 @@ fn file() -> Bytes {
 
 /// `/t0` .. `/t{n-1}`, one message each, in one chunk.
 fn many_channels(n: u64) -> Bytes {
-    let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
+    let mut w = Writer::new(Vec::new(), WriteOptions::new()).unwrap();
     for i in 0..n {
         let topic = format!("/a/long/enough/topic/name/to/fill/the/summary/{i}");
         let ch = w

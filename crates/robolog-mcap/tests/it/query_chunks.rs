@@ -22,9 +22,9 @@ fn damaged_file(
     messages: &[(usize, u64, usize)],
     breaks: &[usize],
 ) -> Bytes {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(1 << 20));
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(1 << 20));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let ids = [
         w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap(),

@@ -36,9 +36,9 @@ const CAMERA_LEN: usize = 600_000;
 /// Three chunks, each: imu messages, one lidar scan, more imu, then a camera image, in time
 /// order. Returns the file and the offset of the first chunk's record.
 fn file(compression: Compression) -> (Vec<u8>, u64) {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(16 << 20));
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(16 << 20));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let ids: Vec<u16> = TOPICS
         .iter()

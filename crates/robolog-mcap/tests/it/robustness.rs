@@ -23,7 +23,8 @@ fn exercise(data: &[u8]) {
         n += 1;
         assert!(n < 100_000, "the linear reader does not terminate");
     }
-    let mut stream = StreamReader::with_options(data, ReadOptions::default().record_limit(1 << 20));
+    let mut stream =
+        StreamReader::with_options(data, ReadOptions::default().max_record_size(1 << 20));
     let mut n = 0;
     while let Some(r) = stream.next_record() {
         let _ = r;

@@ -146,13 +146,11 @@ fn session(chunk: u64) -> Vec<Step> {
 
 /// Uncompressed chunks of `chunk` bytes (unchunked for `None`).
 fn uncompressed(chunk: Option<u64>, crcs: bool, message_indexes: bool) -> WriteOptions {
-    WriteOptions {
-        crcs,
-        message_indexes,
-        ..WriteOptions::default()
-            .with_compression(Compression::None)
-            .with_chunk_size(chunk)
-    }
+    WriteOptions::new()
+        .compression(Compression::None)
+        .chunk_size(chunk)
+        .crcs(crcs)
+        .message_indexes(message_indexes)
 }
 
 /// The file `steps` make through `Writer::new`, and through `Writer::new_seekable` after
@@ -221,9 +219,9 @@ fn compressed_chunks_are_not_streamed() {
         if !compression.is_enabled() {
             continue;
         }
-        let opts = WriteOptions::default()
-            .with_compression(compression)
-            .with_chunk_size(Some(64 * 1024));
+        let opts = WriteOptions::new()
+            .compression(compression)
+            .chunk_size(Some(64 * 1024));
         let (plain, seekable, seeks) = both(&opts, 0, &session(64 * 1024));
         assert!(plain == seekable, "{compression:?}");
         assert_eq!(
@@ -328,9 +326,9 @@ fn a_writer_killed_inside_a_streamed_chunk_leaves_its_messages_recoverable() {
     // The open chunk's head says it is empty until it closes, so the records already written
     // after it read as messages outside chunks. The robot lost power halfway through writing
     // message 9: half of it is on disk.
-    let opts = WriteOptions::default()
-        .with_compression(Compression::None)
-        .with_chunk_size(Some(1 << 20));
+    let opts = WriteOptions::new()
+        .compression(Compression::None)
+        .chunk_size(Some(1 << 20));
     let out = Shared::default();
     let streamed = killed(
         Writer::new_seekable(out.clone(), opts.clone()).unwrap(),

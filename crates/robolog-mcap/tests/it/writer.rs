@@ -47,17 +47,11 @@ fn sequences(file: &[u8]) -> Vec<u32> {
 #[test]
 fn compression_threads_do_not_change_the_output() {
     for compression in [Compression::Zstd, Compression::Lz4] {
-        let base = WriteOptions::default()
-            .with_compression(compression)
-            .with_chunk_size(Some(8 * 1024));
-        let inline = write(WriteOptions {
-            compression_threads: 0,
-            ..base.clone()
-        });
-        let threaded = write(WriteOptions {
-            compression_threads: 3,
-            ..base
-        });
+        let base = WriteOptions::new()
+            .compression(compression)
+            .chunk_size(Some(8 * 1024));
+        let inline = write(base.clone().threads(0));
+        let threaded = write(base.threads(3));
         assert_eq!(inline, threaded, "{compression:?}");
         assert!(
             McapReader::open(Bytes::from(inline))
@@ -73,54 +67,18 @@ fn compression_threads_do_not_change_the_output() {
 #[test]
 fn every_layout_switch_gives_a_valid_file() {
     let all: Vec<u32> = (0..3000).collect();
-    let base = WriteOptions::default().with_chunk_size(Some(16 * 1024));
+    let base = WriteOptions::new().chunk_size(Some(16 * 1024));
     let variants: Vec<(&str, WriteOptions)> = vec![
         ("default", base.clone()),
-        ("unchunked", base.clone().with_chunk_size(None)),
-        (
-            "no message indexes",
-            WriteOptions {
-                message_indexes: false,
-                ..base.clone()
-            },
-        ),
-        (
-            "no chunk indexes",
-            WriteOptions {
-                chunk_indexes: false,
-                ..base.clone()
-            },
-        ),
-        (
-            "no statistics",
-            WriteOptions {
-                statistics: false,
-                ..base.clone()
-            },
-        ),
-        (
-            "no summary offsets",
-            WriteOptions {
-                summary_offsets: false,
-                ..base.clone()
-            },
-        ),
-        (
-            "no crcs",
-            WriteOptions {
-                crcs: false,
-                ..base.clone()
-            },
-        ),
-        (
-            "zstd level 19",
-            WriteOptions {
-                compression_level: Some(19),
-                ..base.clone()
-            },
-        ),
-        ("lz4", base.clone().with_compression(Compression::Lz4)),
-        ("none", base.clone().with_compression(Compression::None)),
+        ("unchunked", base.clone().chunk_size(None)),
+        ("no message indexes", base.clone().message_indexes(false)),
+        ("no chunk indexes", base.clone().chunk_indexes(false)),
+        ("no statistics", base.clone().statistics(false)),
+        ("no summary offsets", base.clone().summary_offsets(false)),
+        ("no crcs", base.clone().crcs(false)),
+        ("zstd level 19", base.clone().compression_level(Some(19))),
+        ("lz4", base.clone().compression(Compression::Lz4)),
+        ("none", base.clone().compression(Compression::None)),
     ];
     for (name, opts) in variants {
         let file = write(opts);
@@ -148,16 +106,16 @@ fn every_layout_switch_gives_a_valid_file() {
 
 #[test]
 fn summary_is_exactly_what_was_asked_for() {
-    let file = write(WriteOptions {
-        repeat_schemas: false,
-        repeat_channels: false,
-        statistics: false,
-        chunk_indexes: false,
-        summary_offsets: false,
-        attachment_indexes: false,
-        metadata_indexes: false,
-        ..WriteOptions::default()
-    });
+    let file = write(
+        WriteOptions::new()
+            .repeat_schemas(false)
+            .repeat_channels(false)
+            .statistics(false)
+            .chunk_indexes(false)
+            .summary_offsets(false)
+            .attachment_indexes(false)
+            .metadata_indexes(false),
+    );
     let reader = McapReader::open(Bytes::from(file)).unwrap();
     let footer = reader.summary().footer.unwrap();
     assert_eq!((footer.summary_start, footer.summary_offset_start), (0, 0));
@@ -167,7 +125,7 @@ fn summary_is_exactly_what_was_asked_for() {
 
 #[test]
 fn misuse_is_an_error_not_a_panic() {
-    let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
+    let mut w = Writer::new(Vec::new(), WriteOptions::new()).unwrap();
     let err = w
         .write_message(&Message {
             channel_id: 9,
@@ -191,7 +149,7 @@ fn misuse_is_an_error_not_a_panic() {
 #[test]
 fn parallel_and_inline_decoding_agree_on_a_large_file() {
     // Large enough (24 MB in 256 KiB chunks, overlapping in time) for queries to use threads.
-    let opts = WriteOptions::default().with_chunk_size(Some(256 * 1024));
+    let opts = WriteOptions::new().chunk_size(Some(256 * 1024));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let a = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
     let b = w.register_channel("/b", "raw", 0, BTreeMap::new()).unwrap();

@@ -11,9 +11,9 @@ use robolog_testkit::nginx::Nginx;
 /// 40 chunks of about 512 KiB: `/big` (8 KiB messages) and `/small`, one message of each per
 /// millisecond of log time.
 fn file() -> Vec<u8> {
-    let opts = WriteOptions::default()
-        .with_compression(Compression::None)
-        .with_chunk_size(Some(512 << 10));
+    let opts = WriteOptions::new()
+        .compression(Compression::None)
+        .chunk_size(Some(512 << 10));
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let big = w
         .register_channel("/big", "raw", 0, BTreeMap::new())

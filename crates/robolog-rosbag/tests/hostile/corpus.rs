@@ -93,7 +93,7 @@ fn indexed(bytes: &[u8], strict: bool, verify_chunks: bool) -> String {
 /// Streams with recovery on (damage ends the stream and is reported) or off (damage is an error).
 fn streamed(bytes: &[u8], recover: bool) -> String {
     let options = StreamOptions::new()
-        .max_record_len(HOSTILE_CHUNK_LIMIT as u64)
+        .max_record_size(HOSTILE_CHUNK_LIMIT as u64)
         .recover(recover);
     let mut reader = match StreamReader::with_options(Cursor::new(bytes), options) {
         Ok(reader) => reader,

@@ -47,7 +47,7 @@ fn exercise(data: &[u8]) -> Result<(), TestCaseError> {
     }
     for recover in [true, false] {
         let options = StreamOptions::new()
-            .max_record_len(HOSTILE_CHUNK_LIMIT as u64)
+            .max_record_size(HOSTILE_CHUNK_LIMIT as u64)
             .recover(recover);
         if let Ok(mut reader) = StreamReader::with_options(data, options) {
             let mut n = 0;

@@ -18,10 +18,10 @@ fn source(compression: Compression, overlap: bool) -> Vec<u8> {
 
 /// Like [`source`], with messages on the first `busy` of the three channels only, from `t0`.
 fn source_on(compression: Compression, overlap: bool, busy: u64, t0: u64) -> Vec<u8> {
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(4 * 1024))
-        .with_profile("ros1");
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(4 * 1024))
+        .profile("ros1");
     let mut w = Writer::new(Vec::new(), opts).unwrap();
     let schema = w
         .register_schema("pkg/Msg", "ros1msg", b"int32 x\n")
@@ -54,9 +54,9 @@ fn convert_to(
     options: ConvertOptions<'_>,
 ) -> (Vec<u8>, robolog::ConvertReport) {
     let log = open_bytes(input.to_vec()).unwrap();
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(4 * 1024));
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(4 * 1024));
     let mut out = create_writer(Output::memory(), WriterOptions::Mcap(opts)).unwrap();
     let report = convert(&log, &mut *out, options).unwrap();
     (out.finish().unwrap().data.unwrap(), report)
@@ -286,9 +286,9 @@ fn merge_to(inputs: &[&[u8]], compression: Compression) -> (Vec<u8>, robolog::Co
         .map(|i| open_bytes(i.to_vec()).unwrap())
         .collect();
     let refs: Vec<&Log> = logs.iter().collect();
-    let opts = WriteOptions::default()
-        .with_compression(compression)
-        .with_chunk_size(Some(4 * 1024));
+    let opts = WriteOptions::new()
+        .compression(compression)
+        .chunk_size(Some(4 * 1024));
     let mut out = create_writer(Output::memory(), WriterOptions::Mcap(opts)).unwrap();
     let report = merge(&refs, &mut *out, ConvertOptions::new()).unwrap();
     (out.finish().unwrap().data.unwrap(), report)

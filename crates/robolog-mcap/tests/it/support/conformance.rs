@@ -194,23 +194,21 @@ pub(crate) fn features(expected: &Value) -> Vec<String> {
 /// Writer options for a variant (spec section 11, writer protocol).
 pub(crate) fn writer_options(features: &[String]) -> WriteOptions {
     let has = |f: &str| features.iter().any(|x| x == f);
-    WriteOptions {
-        profile: String::new(),
-        library: String::new(),
-        compression: robolog_mcap::Compression::None,
-        compression_level: None,
-        compression_threads: 0,
-        chunk_size: has("ch").then_some(u64::MAX),
-        message_indexes: has("mx"),
-        chunk_indexes: has("chx"),
-        attachment_indexes: has("ax"),
-        metadata_indexes: has("mdx"),
-        statistics: has("st"),
-        summary_offsets: has("sum"),
-        repeat_schemas: has("rsh"),
-        repeat_channels: has("rch"),
-        crcs: true,
-    }
+    WriteOptions::new()
+        .profile("")
+        .library("")
+        .compression(robolog_mcap::Compression::None)
+        .threads(0)
+        .chunk_size(has("ch").then_some(u64::MAX))
+        .message_indexes(has("mx"))
+        .chunk_indexes(has("chx"))
+        .attachment_indexes(has("ax"))
+        .metadata_indexes(has("mdx"))
+        .statistics(has("st"))
+        .summary_offsets(has("sum"))
+        .repeat_schemas(has("rsh"))
+        .repeat_channels(has("rch"))
+        .crcs(true)
 }
 
 fn fields(r: &Value) -> BTreeMap<String, Value> {
@@ -269,8 +267,9 @@ pub(crate) fn write_from_json(expected: &Value) -> Vec<u8> {
     let header = records.iter().find(|r| r["type"] == "Header").map(fields);
     let mut opts = opts;
     if let Some(h) = header {
-        opts.profile = text(&h, "profile");
-        opts.library = text(&h, "library");
+        opts = opts
+            .profile(text(&h, "profile"))
+            .library(text(&h, "library"));
     }
     let mut w = robolog_mcap::Writer::new(Vec::new(), opts).expect("writer");
     for r in records {
