@@ -7,6 +7,7 @@ use robolog_query::{ChunkMeta, Container, Decoded, Entry, Hit, Hits, Input, Want
 
 use crate::chunk::compression_from_name;
 use crate::decode::{DecodeRules, chunk_in, decode_chunk};
+use crate::draft::Dialect;
 use crate::error::{McapError, Result};
 use crate::linear::frame_at;
 use crate::parse::{message_fast, parse_record};
@@ -219,7 +220,7 @@ impl Container for Chunks {
             .ok_or_else(|| McapError::invalid(0, "ChunkIndex", "no such chunk"))?;
         let at = index.chunk_start_offset;
         let record = self.chunk_record(index)?;
-        let parsed = chunk_in(&record, at, false)?;
+        let parsed = chunk_in(&record, at, Dialect::Ratified)?;
         let uncompressed = parsed.compression.is_empty();
         let rules = DecodeRules {
             verify_crc: self.rules.verify_crc && (self.verify_uncompressed || !uncompressed),

@@ -5,30 +5,27 @@ use std::cell::RefCell;
 use robolog_framing::{Bytes, Decompressor};
 
 use crate::chunk::{chunk_bytes, verify_chunk_crc};
+use crate::draft::Dialect;
 use crate::error::{McapError, Result};
 use crate::parse::RecordSplitter;
-use crate::records::{Chunk, Record, op};
+use crate::records::Chunk;
 
 thread_local! {
     static DECOMPRESSOR: RefCell<Decompressor> = RefCell::new(Decompressor::new());
 }
 
 /// Parses the Chunk record at `offset` of `input`.
-pub(crate) fn chunk_at(input: &[u8], offset: u64, draft: bool) -> Result<Chunk<'_>> {
+pub(crate) fn chunk_at(input: &[u8], offset: u64, dialect: Dialect) -> Result<Chunk<'_>> {
     let start = usize::try_from(offset).unwrap_or(usize::MAX);
-    chunk_in(input.get(start..).unwrap_or(&[]), offset, draft)
+    chunk_in(input.get(start..).unwrap_or(&[]), offset, dialect)
 }
 
 /// Parses the Chunk record that `record` starts with, which is at `offset` in the file.
-pub(crate) fn chunk_in(record: &[u8], offset: u64, draft: bool) -> Result<Chunk<'_>> {
+pub(crate) fn chunk_in(record: &[u8], offset: u64, dialect: Dialect) -> Result<Chunk<'_>> {
     match RecordSplitter::new(record, offset).next() {
-        Some(Ok(raw)) if draft && raw.opcode == crate::draft::op::CHUNK => {
-            crate::draft::parse_chunk(raw.content, offset)
+        Some(Ok(raw)) if raw.opcode == dialect.chunk_op() => {
+            dialect.parse_chunk(raw.content, offset)
         }
-        Some(Ok(raw)) if !draft && raw.opcode == op::CHUNK => match raw.parse()? {
-            Record::Chunk(chunk) => Ok(chunk),
-            _ => Err(McapError::invalid(offset, "Chunk", "not a chunk")),
-        },
         Some(Ok(raw)) => Err(McapError::invalid(
             offset,
             "Chunk",

@@ -12,6 +12,10 @@
 //! - Message Index, Chunk Index, Attachment, Attachment Index, Statistics → their ratified
 //!   counterparts (fields the draft lacks are 0);
 //! - Footer → Footer whose `summary_start` is the draft `index_offset`.
+//!
+//! The readers ask a `Dialect` whatever differs between the layouts (which opcode a chunk
+//! has, whether a record is a message, how a record parses, which CRCs exist) instead of
+//! branching on the layout themselves.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -20,6 +24,7 @@ use robolog_framing::{ByteReader, Error as ByteError, crc32};
 
 use crate::error::{McapError, Result};
 use crate::options::Layout;
+use crate::record_source::{RecordSource, Slot};
 use crate::records::{
     Attachment, AttachmentIndex, Channel, Chunk, ChunkIndex, Footer, Header, MAGIC, Message,
     MessageIndex, Metadata, RECORD_PREFIX, Record, Schema, Statistics, StringMap,
@@ -81,8 +86,171 @@ pub(crate) fn detect_tail(tail: &[u8], file_len: u64) -> Option<Layout> {
 }
 
 /// True when the draft record `opcode` maps to two ratified records (parts 0 and 1).
-pub(crate) fn has_two_parts(opcode: u8) -> bool {
+fn has_two_parts(opcode: u8) -> bool {
     matches!(opcode, op::HEADER | op::CHANNEL_INFO)
+}
+
+/// The layout a reader reads, and everything in which the draft layout differs from the
+/// ratified one: the readers ask this type instead of branching on the layout themselves, so
+/// that the draft rules live in this module alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// Ratified MCAP.
+    Ratified,
+    /// The pre-ratification draft layout, read as the ratified records it maps to.
+    Draft,
+}
+
+impl Dialect {
+    /// The dialect of a file read with `layout`; `detect` tells what the file's footer says,
+    /// and is called for [`Layout::Auto`] only.
+    pub(crate) fn choose(layout: Layout, detect: impl FnOnce() -> Option<Layout>) -> Self {
+        let draft = match layout {
+            Layout::Draft => true,
+            Layout::Ratified => false,
+            Layout::Auto => detect() == Some(Layout::Draft),
+        };
+        if draft {
+            Dialect::Draft
+        } else {
+            Dialect::Ratified
+        }
+    }
+
+    /// The dialect of a stream read with `layout`: a stream cannot look at its footer first,
+    /// so [`Layout::Auto`] reads ratified MCAP.
+    pub(crate) fn of_stream(layout: Layout) -> Self {
+        Self::choose(layout, || None)
+    }
+
+    /// True for the draft layout.
+    pub(crate) fn is_draft(self) -> bool {
+        self == Dialect::Draft
+    }
+
+    /// The opcode of a Chunk record.
+    #[inline]
+    pub(crate) fn chunk_op(self) -> u8 {
+        match self {
+            Dialect::Ratified => crate::records::op::CHUNK,
+            Dialect::Draft => op::CHUNK,
+        }
+    }
+
+    /// The opcode of an Attachment record.
+    pub(crate) fn attachment_op(self) -> u8 {
+        match self {
+            Dialect::Ratified => crate::records::op::ATTACHMENT,
+            Dialect::Draft => op::ATTACHMENT,
+        }
+    }
+
+    /// True when `opcode` is a DataEnd record (the draft layout has none).
+    #[inline]
+    pub(crate) fn is_data_end(self, opcode: u8) -> bool {
+        self == Dialect::Ratified && opcode == crate::records::op::DATA_END
+    }
+
+    /// Whether the data section and the attachments carry CRCs to check (the draft layout
+    /// has no DataEnd, and its attachment CRCs are not checked).
+    #[inline]
+    pub(crate) fn has_data_crcs(self) -> bool {
+        self == Dialect::Ratified
+    }
+
+    /// Whether a framed record of kind `opcode` is handed out as two ratified records
+    /// (parts 0 and 1).
+    #[inline]
+    pub(crate) fn has_two_parts(self, opcode: u8) -> bool {
+        self == Dialect::Draft && has_two_parts(opcode)
+    }
+
+    /// Parses part `part` of a framed record of kind `opcode` into the ratified record it
+    /// reads as; `None` for a part that does not exist (a draft Header without metadata has
+    /// no part 1, a draft channel without a schema no part 0). A ratified record has part 0
+    /// only.
+    pub(crate) fn parse_record(
+        self,
+        opcode: u8,
+        content: &[u8],
+        offset: u64,
+        part: u8,
+    ) -> Result<Option<Record<'_>>> {
+        match self {
+            Dialect::Ratified => crate::parse::parse_record(opcode, content, offset).map(Some),
+            Dialect::Draft => parse_record(opcode, content, offset, part),
+        }
+    }
+
+    /// True when the record `source` framed at `slot` reads as no ratified record and is
+    /// skipped (a part of a draft record that does not exist; never in the ratified layout).
+    #[inline]
+    pub(crate) fn skips<S: RecordSource + ?Sized>(self, source: &S, slot: &Slot) -> bool {
+        self == Dialect::Draft
+            && matches!(
+                parse_record(slot.opcode, source.content(slot), slot.offset, slot.part),
+                Ok(None)
+            )
+    }
+
+    /// The message in a framed record, `None` when the record is not a message.
+    #[inline]
+    pub(crate) fn message(
+        self,
+        opcode: u8,
+        content: &[u8],
+        offset: u64,
+        part: u8,
+    ) -> Result<Option<Message<'_>>> {
+        match self {
+            Dialect::Ratified if opcode == crate::records::op::MESSAGE => {
+                crate::parse::message_fast(content)
+                    .map(Some)
+                    .ok_or_else(|| {
+                        McapError::invalid(
+                            offset,
+                            "Message",
+                            "content shorter than the 22-byte message header",
+                        )
+                    })
+            }
+            Dialect::Ratified => Ok(None),
+            Dialect::Draft => match parse_record(opcode, content, offset, part)? {
+                Some(Record::Message(m)) => Ok(Some(m)),
+                _ => Ok(None),
+            },
+        }
+    }
+
+    /// True when the record `source` framed at `slot` is a message (told by its opcode alone
+    /// in the ratified layout, without looking at its content).
+    #[inline]
+    pub(crate) fn is_message<S: RecordSource + ?Sized>(
+        self,
+        source: &S,
+        slot: &Slot,
+    ) -> Result<bool> {
+        match self {
+            Dialect::Ratified => Ok(slot.opcode == crate::records::op::MESSAGE),
+            Dialect::Draft => Ok(matches!(
+                parse_record(slot.opcode, source.content(slot), slot.offset, slot.part)?,
+                Some(Record::Message(_))
+            )),
+        }
+    }
+
+    /// Parses the content of the Chunk record at `offset`.
+    pub(crate) fn parse_chunk(self, content: &[u8], offset: u64) -> Result<Chunk<'_>> {
+        match self {
+            Dialect::Ratified => {
+                match crate::parse::parse_record(crate::records::op::CHUNK, content, offset)? {
+                    Record::Chunk(chunk) => Ok(chunk),
+                    _ => Err(McapError::invalid(offset, "Chunk", "not a chunk")),
+                }
+            }
+            Dialect::Draft => parse_chunk(content, offset),
+        }
+    }
 }
 
 type Field<T> = std::result::Result<T, ByteError>;
@@ -161,12 +329,7 @@ fn schema_encoding(message_encoding: &str) -> &'static str {
 
 /// Parses part `part` (0 or 1) of the draft record. `None` when that part does not exist (a
 /// Header without metadata has no part 1, a channel without a schema no part 0).
-pub(crate) fn parse_record(
-    opcode: u8,
-    content: &[u8],
-    offset: u64,
-    part: u8,
-) -> Result<Option<Record<'_>>> {
+fn parse_record(opcode: u8, content: &[u8], offset: u64, part: u8) -> Result<Option<Record<'_>>> {
     let mut r = ByteReader::with_base(content, offset + RECORD_PREFIX);
     let name = record_name(opcode);
     let parsed = (|| -> Field<Option<Record<'_>>> {
@@ -335,7 +498,7 @@ fn chunk<'a>(r: &mut ByteReader<'a>) -> Field<Chunk<'a>> {
 }
 
 /// Parses a draft Chunk record's content.
-pub(crate) fn parse_chunk(content: &[u8], offset: u64) -> Result<Chunk<'_>> {
+fn parse_chunk(content: &[u8], offset: u64) -> Result<Chunk<'_>> {
     let mut r = ByteReader::with_base(content, offset + RECORD_PREFIX);
     chunk(&mut r).map_err(|e| McapError::malformed(offset, "Chunk", e))
 }

@@ -7,10 +7,10 @@ use crate::OwnedMessage;
 use robolog_query::BufferPool;
 
 use crate::decode::{DecodeRules, chunk_at, decode_chunk};
-use crate::draft;
+use crate::draft::{self, Dialect};
 use crate::error::{McapError, Result};
-use crate::options::{Layout, ReadOptions};
-use crate::parse::{message_fast, verify_attachment_crc};
+use crate::options::ReadOptions;
+use crate::parse::verify_attachment_crc;
 use crate::record_source::{RecordSource, Slot};
 use crate::records::{Chunk, FOOTER_RECORD_LEN, MAGIC, Message, Record, op, record_name};
 
@@ -34,7 +34,7 @@ type Prefetch = ParallelMap<ChunkScanner, (u64, (Result<Bytes>, Option<RecordsCr
 /// How the chunks of a file are decoded, on a worker or on the reading thread alike.
 #[derive(Debug, Clone, Copy)]
 struct ChunkDecoding {
-    draft: bool,
+    dialect: Dialect,
     max_record_size: u64,
     verify_chunk_crc: bool,
     /// Whether the data-section CRC is checked (never in the draft layout, which has none).
@@ -42,12 +42,12 @@ struct ChunkDecoding {
 }
 
 impl ChunkDecoding {
-    fn of(opts: &ReadOptions, draft: bool) -> Self {
+    fn of(opts: &ReadOptions, dialect: Dialect) -> Self {
         Self {
-            draft,
+            dialect,
             max_record_size: opts.max_record_size,
             verify_chunk_crc: opts.verify_chunk_crcs,
-            data_crc: opts.verify_data_section_crc && !draft,
+            data_crc: opts.verify_data_section_crc && dialect.has_data_crcs(),
         }
     }
 
@@ -59,7 +59,7 @@ impl ChunkDecoding {
         at: u64,
         recycled: Vec<u8>,
     ) -> (Result<Bytes>, Option<RecordsCrc>) {
-        match chunk_at(data, at, self.draft) {
+        match chunk_at(data, at, self.dialect) {
             Ok(c) => (
                 decode_chunk(
                     data,
@@ -137,7 +137,7 @@ pub struct LinearReader {
     data_end_end: Option<usize>,
     prefetch: Option<Prefetch>,
     pool: BufferPool,
-    draft: bool,
+    dialect: Dialect,
     /// The second ratified record of a draft record (Channel Info, Header).
     pending: Option<Slot>,
     /// The data-section CRC of the bytes before `.1`, built as the records go by.
@@ -160,16 +160,11 @@ impl LinearReader {
         Self::with_options(data, ReadOptions::default())
     }
 
-    /// A reader over `data` with `opts`. With [`Layout::Auto`] a file whose footer is in the
-    /// draft layout is read as a draft file.
+    /// A reader over `data` with `opts`. With [`Layout::Auto`](crate::Layout::Auto) a file
+    /// whose footer is in the draft layout is read as a draft file.
     pub fn with_options(data: Bytes, opts: ReadOptions) -> Self {
-        let is_draft = match opts.layout {
-            Layout::Draft => true,
-            Layout::Ratified => false,
-            Layout::Auto => draft::detect(&data) == Some(Layout::Draft),
-        };
         Self {
-            draft: is_draft,
+            dialect: Dialect::choose(opts.layout, || draft::detect(&data)),
             pending: None,
             data,
             opts,
@@ -192,7 +187,7 @@ impl LinearReader {
 
     /// True when the file is read in the pre-ratification draft layout.
     pub fn is_draft(&self) -> bool {
-        self.draft
+        self.dialect.is_draft()
     }
 
     /// Absolute offset of the next top-level record.
@@ -216,11 +211,7 @@ impl LinearReader {
     }
 
     fn advance_frame(&mut self) -> Option<Result<Slot>> {
-        let (chunk_op, data_end_op) = if self.draft {
-            (u16::from(draft::op::CHUNK), 0x100)
-        } else {
-            (u16::from(op::CHUNK), u16::from(op::DATA_END))
-        };
+        let dialect = self.dialect;
         loop {
             if let Some(cursor) = &mut self.chunk {
                 match next_in_chunk(cursor) {
@@ -267,28 +258,27 @@ impl LinearReader {
                     };
                     let offset = self.pos as u64;
                     self.pos = end;
-                    match u16::from(opcode) {
-                        o if o == chunk_op && self.flatten => {
+                    match opcode {
+                        o if o == dialect.chunk_op() && self.flatten => {
                             if let Err(e) = self.open_chunk(offset) {
                                 return Some(Err(e));
                             }
                             continue;
                         }
-                        o if o == u16::from(op::ATTACHMENT)
-                            && !self.draft
-                            && self.opts.verify_attachment_crcs =>
+                        op::ATTACHMENT
+                            if dialect.has_data_crcs() && self.opts.verify_attachment_crcs =>
                         {
                             if let Err(e) = verify_attachment_crc(&self.data[start..end], offset) {
                                 return Some(Err(e));
                             }
                         }
-                        o if o == data_end_op => {
+                        o if dialect.is_data_end(o) => {
                             self.data_end_end = Some(end);
                             if let Err(e) = self.verify_data_section(offset, start, end) {
                                 return Some(Err(e));
                             }
                         }
-                        o if o == u16::from(op::FOOTER) => {
+                        op::FOOTER => {
                             self.phase = Phase::Done;
                             if let Err(e) = self.verify_footer(offset, start, end) {
                                 return Some(Err(e));
@@ -310,7 +300,7 @@ impl LinearReader {
     }
 
     fn open_chunk(&mut self, offset: u64) -> Result<()> {
-        let how = ChunkDecoding::of(&self.opts, self.draft);
+        let how = ChunkDecoding::of(&self.opts, self.dialect);
         let prefetched = if self.opts.threads > 0 {
             let data = self.data.clone();
             let pool = self.pool.clone();
@@ -319,7 +309,7 @@ impl LinearReader {
                     data: data.clone(),
                     pos: offset as usize,
                     pool,
-                    draft: how.draft,
+                    dialect: how.dialect,
                 };
                 ParallelMap::new(
                     scanner,
@@ -392,7 +382,7 @@ impl LinearReader {
     }
 
     fn verify_footer(&self, offset: u64, start: usize, end: usize) -> Result<()> {
-        if self.draft {
+        if self.dialect.is_draft() {
             if self.opts.verify_summary_crc {
                 draft::verify_footer(&self.data, offset as usize)?;
             }
@@ -440,8 +430,8 @@ impl LinearReader {
 }
 
 impl RecordSource for LinearReader {
-    fn is_draft(&self) -> bool {
-        self.draft
+    fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     fn pending(&mut self) -> &mut Option<Slot> {
@@ -534,7 +524,7 @@ struct ChunkScanner {
     data: Bytes,
     pos: usize,
     pool: BufferPool,
-    draft: bool,
+    dialect: Dialect,
 }
 
 impl Iterator for ChunkScanner {
@@ -545,12 +535,11 @@ impl Iterator for ChunkScanner {
             let (opcode, _, end) = frame_at(&self.data, self.pos).ok()??;
             let at = self.pos as u64;
             self.pos = end;
-            match (opcode, self.draft) {
-                (op::CHUNK, false) | (draft::op::CHUNK, true) => {
-                    return Some((at, self.pool.take()));
-                }
-                (op::DATA_END, false) | (op::FOOTER, _) => return None,
-                _ => {}
+            if opcode == self.dialect.chunk_op() {
+                return Some((at, self.pool.take()));
+            }
+            if opcode == op::FOOTER || self.dialect.is_data_end(opcode) {
+                return None;
             }
         }
     }
@@ -571,18 +560,10 @@ impl LinearReader {
                 Ok(slot) => slot,
                 Err(e) => return Some(Err(e)),
             };
-            let is_message = if self.draft {
-                match draft::parse_record(slot.opcode, self.content(&slot), slot.offset, slot.part)
-                {
-                    Ok(Some(Record::Message(_))) => true,
-                    Ok(_) => false,
-                    Err(e) => return Some(Err(e)),
-                }
-            } else {
-                slot.opcode == op::MESSAGE
-            };
-            if is_message {
-                return Some(Ok(slot));
+            match self.dialect.is_message(self, &slot) {
+                Ok(true) => return Some(Ok(slot)),
+                Ok(false) => {}
+                Err(e) => return Some(Err(e)),
             }
         }
     }
@@ -598,22 +579,15 @@ impl LinearReader {
             &self.data
         };
         let content = &source[slot.start..slot.end];
-        if self.draft {
-            return match draft::parse_record(slot.opcode, content, slot.offset, slot.part)? {
-                Some(Record::Message(m)) => Ok((source, m)),
-                _ => Err(McapError::invalid(
-                    slot.offset,
-                    "Message",
-                    "not a message record",
-                )),
-            };
-        }
-        match message_fast(content) {
+        match self
+            .dialect
+            .message(slot.opcode, content, slot.offset, slot.part)?
+        {
             Some(m) => Ok((source, m)),
             None => Err(McapError::invalid(
                 slot.offset,
                 "Message",
-                "content shorter than the 22-byte message header",
+                "not a message record",
             )),
         }
     }

@@ -8,11 +8,11 @@ use robolog_framing::{Bytes, crc32};
 use robolog_query::{BufferPool, Input};
 
 use crate::chunks::Shared;
-use crate::draft;
+use crate::draft::{self, Dialect};
 use crate::error::{McapError, Result};
 use crate::linear::{LinearReader, frame_at};
 use crate::options::{Layout, ReadOptions};
-use crate::parse::{attachment_crc_span, parse_record};
+use crate::parse::attachment_crc_span;
 use crate::query::MessageQuery;
 use crate::records::{Attachment, AttachmentIndex, Metadata, MetadataIndex, Record, op};
 use crate::summary::{self, Summary, SummarySource};
@@ -77,12 +77,8 @@ impl McapReader {
                 offset: input.len() - (draft::FOOTER_RECORD_LEN + 8) as u64,
             });
         }
-        let is_draft = match opts.layout {
-            Layout::Draft => true,
-            Layout::Ratified => false,
-            Layout::Auto => detected == Some(Layout::Draft),
-        };
-        let (summary, draft) = if is_draft {
+        let dialect = Dialect::choose(opts.layout, || detected);
+        let (summary, draft) = if dialect.is_draft() {
             let all = input.read_all().map_err(io(0))?;
             (draft_summary(&all, &opts)?, Some(all))
         } else {
@@ -166,25 +162,28 @@ impl McapReader {
 
     /// Parses the content of a record of kind `opcode` at `offset`, in the file's layout.
     fn parse<'a>(&self, opcode: u8, content: &'a [u8], offset: u64) -> Result<Record<'a>> {
+        self.dialect()
+            .parse_record(opcode, content, offset, 0)?
+            .ok_or_else(|| McapError::invalid(offset, "record", "empty draft record"))
+    }
+
+    /// The layout the file is read in.
+    fn dialect(&self) -> Dialect {
         if self.draft.is_some() {
-            draft::parse_record(opcode, content, offset, 0)?
-                .ok_or_else(|| McapError::invalid(offset, "record", "empty draft record"))
+            Dialect::Draft
         } else {
-            parse_record(opcode, content, offset)
+            Dialect::Ratified
         }
     }
 
     /// Reads the attachment an index entry points at, checking its CRC.
     pub fn read_attachment(&self, index: &AttachmentIndex<'_>) -> Result<Attachment<'static>> {
-        let expected = if self.draft.is_some() {
-            draft::op::ATTACHMENT
-        } else {
-            op::ATTACHMENT
-        };
+        let expected = self.dialect().attachment_op();
         let (record, start, end) = self.record_at(index.offset, index.length, expected)?;
         match self.parse(expected, &record[start..end], index.offset)? {
             Record::Attachment(a) => {
-                if self.opts.verify_attachment_crcs && a.crc != 0 && self.draft.is_none() {
+                if self.opts.verify_attachment_crcs && a.crc != 0 && self.dialect().has_data_crcs()
+                {
                     let covered = record
                         .get(9..9 + attachment_crc_span(&a))
                         .unwrap_or_default();

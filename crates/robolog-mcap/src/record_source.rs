@@ -3,9 +3,8 @@
 //! both read the draft layout the same way: a two-in-one draft record is handed out as two
 //! ratified records, and a draft record without a ratified counterpart is skipped.
 
-use crate::draft;
+use crate::draft::Dialect;
 use crate::error::Result;
-use crate::parse::parse_record;
 use crate::records::Record;
 
 /// Where a framed record's content sits.
@@ -25,8 +24,8 @@ pub(crate) struct Slot {
 
 /// A reader that frames records one at a time.
 pub(crate) trait RecordSource {
-    /// True when the file is read in the draft layout.
-    fn is_draft(&self) -> bool;
+    /// The layout the file is read in.
+    fn dialect(&self) -> Dialect;
 
     /// The second part of a two-in-one draft record, while it is still to be handed out.
     fn pending(&mut self) -> &mut Option<Slot>;
@@ -43,9 +42,8 @@ pub(crate) trait RecordSource {
             return Some(Ok(pending));
         }
         let slot = self.next_frame();
-        if self.is_draft()
-            && let Some(Ok(slot)) = &slot
-            && draft::has_two_parts(slot.opcode)
+        if let Some(Ok(slot)) = &slot
+            && self.dialect().has_two_parts(slot.opcode)
         {
             *self.pending() = Some(Slot { part: 1, ..*slot });
         }
@@ -54,26 +52,19 @@ pub(crate) trait RecordSource {
 
     /// The next record, parsed; `None` at the end.
     fn next_parsed(&mut self) -> Option<Result<Record<'_>>> {
-        let draft = self.is_draft();
+        let dialect = self.dialect();
         let slot = loop {
             let slot = match self.advance()? {
                 Ok(slot) => slot,
                 Err(e) => return Some(Err(e)),
             };
-            // A draft record without a ratified counterpart for this part is skipped.
-            if !draft
-                || !matches!(
-                    draft::parse_record(slot.opcode, self.content(&slot), slot.offset, slot.part),
-                    Ok(None)
-                )
-            {
+            if !dialect.skips(&*self, &slot) {
                 break slot;
             }
         };
         let content = self.content(&slot);
-        if draft {
-            return draft::parse_record(slot.opcode, content, slot.offset, slot.part).transpose();
-        }
-        Some(parse_record(slot.opcode, content, slot.offset))
+        dialect
+            .parse_record(slot.opcode, content, slot.offset, slot.part)
+            .transpose()
     }
 }

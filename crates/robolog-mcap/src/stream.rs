@@ -7,11 +7,11 @@ use std::io::{self, Read};
 use robolog_framing::{Crc32, Decompressor, StreamError, read_exact_bounded};
 
 use crate::chunk::{decompress_into, verify_chunk_crc};
-use crate::draft;
+use crate::draft::Dialect;
 use crate::error::{McapError, Result};
 use crate::linear::frame_at;
-use crate::options::{Layout, ReadOptions};
-use crate::parse::{parse_record, verify_attachment_crc};
+use crate::options::ReadOptions;
+use crate::parse::verify_attachment_crc;
 use crate::record_source::{RecordSource, Slot};
 use crate::records::{MAGIC, Record, op, record_name};
 
@@ -26,7 +26,8 @@ enum Phase {
 ///
 /// Like [`crate::LinearReader`], [`StreamReader::next_record`] lends records that borrow from
 /// the reader's buffers. A stream cannot look at its footer first, so the draft layout must be
-/// selected explicitly ([`Layout::Draft`]); [`Layout::Auto`] reads ratified MCAP.
+/// selected explicitly ([`Layout::Draft`](crate::Layout::Draft));
+/// [`Layout::Auto`](crate::Layout::Auto) reads ratified MCAP.
 ///
 /// ```
 /// use robolog_mcap::{Record, StreamReader, Writer, WriteOptions};
@@ -44,7 +45,7 @@ enum Phase {
 pub struct StreamReader<R> {
     reader: R,
     opts: ReadOptions,
-    draft: bool,
+    dialect: Dialect,
     phase: Phase,
     /// Stream offset of the next unread byte.
     offset: u64,
@@ -70,7 +71,7 @@ impl<R: Read> StreamReader<R> {
     pub fn with_options(reader: R, opts: ReadOptions) -> Self {
         Self {
             reader,
-            draft: opts.layout == Layout::Draft,
+            dialect: Dialect::of_stream(opts.layout),
             opts,
             phase: Phase::Magic,
             offset: 0,
@@ -232,13 +233,9 @@ impl<R: Read> StreamReader<R> {
         })?;
         self.offset = offset + 9 + length;
         let end = self.record.len();
-        let is_data_end = !self.draft && opcode == op::DATA_END;
+        let is_data_end = self.dialect.is_data_end(opcode);
         let is_footer = opcode == op::FOOTER;
-        let is_chunk = if self.draft {
-            opcode == draft::op::CHUNK
-        } else {
-            opcode == op::CHUNK
-        };
+        let is_chunk = opcode == self.dialect.chunk_op();
 
         if is_data_end {
             self.check_data_end(offset)?;
@@ -249,7 +246,10 @@ impl<R: Read> StreamReader<R> {
             self.phase = Phase::Done;
         } else {
             self.hash(&prefix);
-            if opcode == op::ATTACHMENT && !self.draft && self.opts.verify_attachment_crcs {
+            if opcode == op::ATTACHMENT
+                && self.dialect.has_data_crcs()
+                && self.opts.verify_attachment_crcs
+            {
                 verify_attachment_crc(&self.record, offset)?;
             }
         }
@@ -306,7 +306,7 @@ impl<R: Read> StreamReader<R> {
     }
 
     fn check_footer(&mut self, offset: u64, prefix: &[u8; 9]) -> Result<()> {
-        if !self.draft {
+        if !self.dialect.is_draft() {
             let content = &self.record;
             if content.len() < 20 {
                 return Err(McapError::invalid(
@@ -351,14 +351,7 @@ impl<R: Read> StreamReader<R> {
     }
 
     fn open_chunk(&mut self, offset: u64) -> Result<()> {
-        let chunk = if self.draft {
-            draft::parse_chunk(&self.record, offset)?
-        } else {
-            match parse_record(op::CHUNK, &self.record, offset)? {
-                Record::Chunk(chunk) => chunk,
-                _ => return Err(McapError::invalid(offset, "Chunk", "not a chunk")),
-            }
-        };
+        let chunk = self.dialect.parse_chunk(&self.record, offset)?;
         decompress_into(
             &chunk,
             offset,
@@ -377,8 +370,8 @@ impl<R: Read> StreamReader<R> {
 }
 
 impl<R: Read> RecordSource for StreamReader<R> {
-    fn is_draft(&self) -> bool {
-        self.draft
+    fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     fn pending(&mut self) -> &mut Option<Slot> {
