@@ -37,6 +37,24 @@ pub enum Error {
         /// The other channel's type.
         second: String,
     },
+    /// The log has no channel of the topic asked for.
+    #[error("no topic {topic:?} in the log (its topics: {})", .topics.join(", "))]
+    UnknownTopic {
+        /// The topic asked for.
+        topic: String,
+        /// The log's topics, sorted.
+        topics: Vec<String>,
+    },
+    /// A column asked for is not one of the topic's.
+    #[error("{topic}: no column {column:?} (its columns: {})", .columns.join(", "))]
+    UnknownColumn {
+        /// The topic.
+        topic: String,
+        /// The column asked for.
+        column: String,
+        /// The topic's columns, in order.
+        columns: Vec<String>,
+    },
     /// Several channels cannot become columns (each error names its topic).
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Channels(Vec<Error>),
@@ -71,6 +89,7 @@ pub enum Error {
     #[error("parquet: {0}")]
     Parquet(#[from] parquet::errors::ParquetError),
     /// DataFusion refused or failed a query.
+    #[cfg(feature = "sql")]
     #[error("sql: {0}")]
     Sql(Box<datafusion::error::DataFusionError>),
     /// Reading or writing a file failed.

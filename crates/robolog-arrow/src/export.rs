@@ -105,10 +105,10 @@ impl Default for ExportOptions<'_> {
 /// Files grow to about this size before the next part of the topic starts.
 const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
 /// A batch closes at this many rows…
-const DEFAULT_BATCH_ROWS: usize = 64 * 1024;
+pub(crate) const DEFAULT_BATCH_ROWS: usize = 64 * 1024;
 /// …or this many bytes of message data, whichever comes first: the memory an export holds per
 /// topic, whatever the topic's length.
-const DEFAULT_BATCH_BYTES: usize = 32 << 20;
+pub(crate) const DEFAULT_BATCH_BYTES: usize = 32 << 20;
 /// Row groups of up to a million rows (and at most `ROW_GROUP_BYTES`): large enough for
 /// column statistics and readers' parallelism, small enough to read one at a time.
 const DEFAULT_ROW_GROUP_ROWS: usize = 1 << 20;

@@ -2,7 +2,7 @@
 //! definitions, Parquet and Arrow IPC export, and DataFusion tables for SQL over logs.
 //!
 //! ```
-//! use robolog_arrow::{ExportOptions, LogTables, TopicLayout};
+//! use robolog_arrow::{ExportOptions, TopicLayout};
 //!
 //! let path = robolog_testkit::testdata::path("bags/generated/ros_comm/ref_lz4.bag");
 //! let log = robolog::open(&path)?;
@@ -23,10 +23,14 @@
 //! let report = robolog_arrow::export(&[&log], out.path(), ExportOptions::new())?;
 //! assert_eq!(report.files.len(), 3);
 //!
-//! // SQL: one table per topic, plus `messages` and `channels`.
-//! let tables = LogTables::open([&path])?;
-//! let batches = tables.sql_blocking(r#"SELECT count(*) AS n FROM "/chatter""#)?;
-//! assert_eq!(arrow::util::pretty::pretty_format_batches(&batches)?.to_string().lines().nth(3), Some("| 50 |"));
+//! // SQL (the `sql` feature, on by default): one table per topic, plus `messages` and
+//! // `channels`.
+//! #[cfg(feature = "sql")]
+//! {
+//!     let tables = robolog_arrow::LogTables::open([&path])?;
+//!     let batches = tables.sql_blocking(r#"SELECT count(*) AS n FROM "/chatter""#)?;
+//!     assert_eq!(arrow::util::pretty::pretty_format_batches(&batches)?.to_string().lines().nth(3), Some("| 50 |"));
+//! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -76,11 +80,15 @@
 //!
 //! # Export and SQL
 //!
+//! [`TopicBatches`] reads one topic of a log as record batches with the export's layout;
 //! [`export`] writes one file per topic (Parquet or Arrow IPC, see [`ExportOptions`]);
-//! [`LogTables`] registers DataFusion tables (see the [`sql`] module).
+//! [`LogTables`] registers DataFusion tables (see the [`sql`] module). SQL needs the cargo
+//! feature `sql` (on by default), which brings DataFusion; without it the crate builds batches
+//! and writes files only.
 
 #![forbid(unsafe_code)]
 
+mod batches;
 mod cdr;
 mod codec;
 mod column;
@@ -92,8 +100,10 @@ mod layout;
 mod pod;
 mod protobuf;
 mod ros;
+#[cfg(feature = "sql")]
 pub mod sql;
 
+pub use batches::{TopicBatches, TopicOptions};
 pub use error::{Error, Result};
 pub use export::{
     ExportFormat, ExportOptions, ExportProgress, ExportReport, ExportedFile, export,
@@ -104,7 +114,11 @@ pub use layout::{
     BatchBuilder, META_MESSAGE_ENCODING, META_SCHEMA, META_SCHEMA_BASE64, META_SCHEMA_ENCODING,
     META_SCHEMA_NAME, META_TOPIC, TopicLayout, time_type,
 };
+#[cfg(feature = "sql")]
 pub use sql::{LogTables, MessagesTable, TopicTable};
 
-/// The Arrow, Parquet and DataFusion versions this crate is built with.
-pub use {arrow, datafusion, parquet};
+/// The DataFusion version this crate is built with.
+#[cfg(feature = "sql")]
+pub use datafusion;
+/// The Arrow and Parquet versions this crate is built with.
+pub use {arrow, parquet};

@@ -5,6 +5,7 @@
 mod export;
 mod interop;
 mod layout;
+#[cfg(feature = "sql")]
 mod sql;
 mod support;
 mod values;
