@@ -95,7 +95,6 @@ pub(crate) fn to_py(error: robolog::Error, path: Option<&Path>) -> PyErr {
 /// A decoding failure, with the topic, the log time and the offset in the message when known.
 pub(crate) fn decode_error(error: &robolog::DecodeError) -> PyErr {
     use robolog::DecodeError as D;
-    let err = DecodeError::new_err(error.to_string());
     let (topic, log_time, offset) = match error {
         D::NotDecodable { topic, .. } | D::Schema { topic, .. } => (topic, None, None),
         D::Message {
@@ -107,12 +106,45 @@ pub(crate) fn decode_error(error: &robolog::DecodeError) -> PyErr {
         D::Json {
             topic, log_time_ns, ..
         } => (topic, Some(*log_time_ns), None),
-        _ => return err,
+        _ => return DecodeError::new_err(error.to_string()),
     };
+    decode_exception(error.to_string(), topic, log_time, offset)
+}
+
+/// The Python exception for an error of robolog-arrow (`Log.to_arrow`, `export`) about the log
+/// at `path` (when known).
+pub(crate) fn arrow_to_py(error: robolog_arrow::Error, path: Option<&Path>) -> PyErr {
+    use robolog_arrow::Error as E;
+    let text = error.to_string();
+    match error {
+        E::Log(error) => to_py(error, path),
+        E::NotDecodable { topic, .. } | E::Schema { topic, .. } => {
+            decode_exception(text, &topic, None, None)
+        }
+        E::Message {
+            topic, log_time_ns, ..
+        } => decode_exception(text, &topic, Some(log_time_ns), None),
+        E::UnknownTopic { .. } | E::UnknownColumn { .. } => PyValueError::new_err(text),
+        E::TimeOutOfRange { .. } | E::BatchTooLarge | E::TopicConflict { .. } => {
+            with_location(UnsupportedError::new_err(text), None, path)
+        }
+        E::Io { source, path, .. } => os_error(&source, Some(Path::new(&path))),
+        _ => with_location(RobologError::new_err(text), None, path),
+    }
+}
+
+/// A `DecodeError` about a message of `topic` (at `log_time`, when about one message).
+fn decode_exception(
+    text: String,
+    topic: &str,
+    log_time: Option<u64>,
+    offset: Option<u64>,
+) -> PyErr {
+    let err = DecodeError::new_err(text);
     Python::attach(|py| {
         let value = err.value(py);
         // As in `with_location`: the exception without its attributes is still the best report.
-        let _ = value.setattr("topic", topic.as_str());
+        let _ = value.setattr("topic", topic);
         let _ = value.setattr("log_time", log_time);
         let _ = value.setattr("offset", offset);
     });

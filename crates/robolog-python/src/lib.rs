@@ -19,6 +19,8 @@
 //!
 //! - `log`: `robolog.open` and `Log` (channels, summary, queries);
 //! - `messages`: the message iterator and `Message`;
+//! - `columnar`: `Log.to_arrow` and `Log.to_polars` (robolog-arrow's batches, handed over
+//!   through the Arrow PyCapsule interface);
 //! - `decode`: decoded values as Python objects (the package's value rules);
 //! - `buffer`: message bytes shared with Python without a copy (the crate's only unsafe
 //!   code);
@@ -32,6 +34,7 @@
 #![deny(unsafe_code)]
 
 mod buffer;
+mod columnar;
 mod decode;
 mod errors;
 mod log;
@@ -58,10 +61,13 @@ fn robolog_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tools::PyCheckReport>()?;
     m.add_class::<tools::PyRecoverReport>()?;
     m.add_class::<writer::PyWriter>()?;
+    m.add_class::<columnar::PyExportReport>()?;
+    m.add_class::<columnar::PyExportedFile>()?;
     m.add_function(wrap_pyfunction!(log::open, m)?)?;
     m.add_function(wrap_pyfunction!(tools::convert, m)?)?;
     m.add_function(wrap_pyfunction!(tools::merge, m)?)?;
     m.add_function(wrap_pyfunction!(tools::check, m)?)?;
     m.add_function(wrap_pyfunction!(tools::recover, m)?)?;
+    m.add_function(wrap_pyfunction!(columnar::export, m)?)?;
     Ok(())
 }

@@ -191,6 +191,50 @@ impl PyLog {
         Ok(PyMessages::new(opened, messages))
     }
 
+    /// The messages of `topic` (its exact name) as a `pyarrow.Table` with the layout of
+    /// `robolog export`: `log_time` and `publish_time` (timestamps, ns, UTC; `publish_time`
+    /// null where the format has none), then one column per top-level field of the message
+    /// (nested messages as structs, arrays as lists, `uint8[]` as binary), in log-time order,
+    /// the schema carrying the topic's metadata (`robolog:topic`, `robolog:schema`, …).
+    ///
+    /// `columns` (names, in the order wanted) reads only those columns: fields not asked for
+    /// are not decoded. `start` and `end` keep log times in `[start, end)` (ns).
+    /// `raw_undecodable=True` gives a topic robolog cannot decode as raw bytes (a `data`
+    /// column) instead of raising `DecodeError`. Raises `ValueError` for a topic the log does
+    /// not have or a column the topic does not have, and `ImportError` without pyarrow. The
+    /// arrays are handed to pyarrow without a copy (the Arrow PyCapsule interface).
+    #[pyo3(signature = (topic, columns=None, *, start=None, end=None, raw_undecodable=false))]
+    fn to_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        topic: &str,
+        columns: Option<Bound<'_, PyAny>>,
+        start: Option<u64>,
+        end: Option<u64>,
+        raw_undecodable: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opened = self.opened(py)?;
+        let request = table_request(columns, start, end, raw_undecodable)?;
+        crate::columnar::to_arrow(py, &opened, topic, request)
+    }
+
+    /// `to_arrow` as a `polars.DataFrame` (polars shares pyarrow's arrays). Raises
+    /// `ImportError` when polars (or pyarrow) is not installed.
+    #[pyo3(signature = (topic, columns=None, *, start=None, end=None, raw_undecodable=false))]
+    fn to_polars<'py>(
+        &self,
+        py: Python<'py>,
+        topic: &str,
+        columns: Option<Bound<'_, PyAny>>,
+        start: Option<u64>,
+        end: Option<u64>,
+        raw_undecodable: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opened = self.opened(py)?;
+        let request = table_request(columns, start, end, raw_undecodable)?;
+        crate::columnar::to_polars(py, &opened, topic, request)
+    }
+
     /// Every message in log-time order: `for message in log` is `log.messages()`.
     fn __iter__(&self, py: Python<'_>) -> PyResult<PyMessages> {
         self.messages(py, None, None, None)
@@ -229,7 +273,22 @@ impl PyLog {
     }
 }
 
-/// `topics=`: one name or pattern, or an iterable of them.
+/// The arguments of `to_arrow` and `to_polars`.
+fn table_request(
+    columns: Option<Bound<'_, PyAny>>,
+    start: Option<u64>,
+    end: Option<u64>,
+    raw_undecodable: bool,
+) -> PyResult<crate::columnar::TableRequest> {
+    Ok(crate::columnar::TableRequest {
+        columns: columns.map(|c| topic_patterns(&c)).transpose()?,
+        start,
+        end,
+        raw_undecodable,
+    })
+}
+
+/// `topics=` (and `columns=`): one name or pattern, or an iterable of them.
 pub(crate) fn topic_patterns(topics: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if let Ok(one) = topics.cast::<PyString>() {
         return Ok(vec![one.to_cow()?.into_owned()]);

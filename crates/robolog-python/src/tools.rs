@@ -39,6 +39,10 @@ pub(crate) struct PyConvertReport {
     metadata: u64,
     /// Metadata records the output format cannot hold.
     metadata_dropped: u64,
+    /// MCAP chunks copied whole, without decoding them (MCAP to MCAP, every message of the
+    /// chunk selected). Their messages are counted in `messages`, their payload bytes not in
+    /// `bytes`.
+    chunks_copied: u64,
     /// Channels without messages left out because the output format cannot hold them.
     skipped_channels: Vec<String>,
     /// Topic patterns that matched no channel.
@@ -173,7 +177,7 @@ pub(crate) fn create_writer(
 }
 
 /// The topic and time selection (`topics=`, `start=`, `end=`; `[start, end)` in nanoseconds).
-fn filter(
+pub(crate) fn filter(
     topics: Option<&Bound<'_, PyAny>>,
     start: Option<u64>,
     end: Option<u64>,
@@ -320,6 +324,7 @@ fn write_all(
         attachments_dropped: report.attachments_dropped,
         metadata: report.metadata,
         metadata_dropped: report.metadata_dropped,
+        chunks_copied: report.chunks_copied,
         skipped_channels: report.skipped_channels,
         unmatched_topics: report.unmatched_topics,
         input_problems: problems(&report.input_problems),
@@ -375,6 +380,12 @@ impl LogWriter for Interruptible {
     fn finish(&mut self) -> robolog::Result<robolog::Finished> {
         self.check()?;
         self.inner.finish()
+    }
+
+    // Without it, MCAP to MCAP would decode every chunk instead of copying those kept whole. A
+    // Ctrl-C while chunks are copied stops the conversion at the next message or at `finish`.
+    fn as_mcap(&mut self) -> Option<&mut robolog::McapWriter> {
+        self.inner.as_mcap()
     }
 }
 

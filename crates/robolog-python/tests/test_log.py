@@ -231,3 +231,26 @@ def test_convert_and_merge_copy_every_message(tmp_path):
         assert [m.decode()["data"] for m in log.messages(topics="/topic")] == [
             f"Hello, world! {i}" for i in range(10)
         ]
+
+
+def test_mcap_chunks_a_filter_keeps_whole_are_copied(tmp_path):
+    demo = TESTDATA / "samples/demo-zstd.mcap"
+    with robolog.open(demo) as log:
+        start, end = log.start_time, log.end_time
+        chunks = log.summary()["chunks"]["count"]
+        every = [(m.topic, m.log_time, bytes(m.data)) for m in log]
+    assert chunks == 10
+    # A time range holding every message, the input's compression: each chunk copied as it is.
+    out = tmp_path / "whole.mcap"
+    report = robolog.convert(demo, out, compression="zstd", start=start, end=end + 1)
+    assert (report.messages, report.chunks_copied) == (300, 10)
+    with robolog.open(out) as copy:
+        assert [(m.topic, m.log_time, bytes(m.data)) for m in copy] == every
+    merged = robolog.merge([demo], tmp_path / "merged.mcap", compression="zstd")
+    assert (merged.messages, merged.chunks_copied) == (300, 10)
+    # Every chunk holds all three topics: selecting two keeps none whole; another compression
+    # cannot copy any.
+    some = robolog.convert(demo, tmp_path / "some.mcap", compression="zstd", topics=["/points", "/chatter"])
+    assert (some.messages, some.chunks_copied) == (200, 0)
+    lz4 = robolog.convert(demo, tmp_path / "lz4.mcap", compression="lz4")
+    assert (lz4.messages, lz4.chunks_copied) == (300, 0)

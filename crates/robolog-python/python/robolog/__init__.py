@@ -8,6 +8,7 @@ sqlite3 or MCAP storage), recognised from their first bytes, through one model::
     with robolog.open("recording.bag") as log:
         for message in log.messages(topics="/imu"):
             imu = message.decode()
+        table = log.to_arrow("/imu")  # a pyarrow.Table, the columns of `robolog export`
 
 See ``help(robolog.Log)`` and the repository's README for the guide.
 """
@@ -19,6 +20,8 @@ from ._robolog import (
     ConvertReport,
     DataError,
     DecodeError,
+    ExportedFile,
+    ExportReport,
     FormatError,
     Log,
     Message,
@@ -33,6 +36,7 @@ from ._robolog import (
     __version__,
     check,
     convert,
+    export,
     merge,
     open,
     recover,
@@ -45,6 +49,8 @@ __all__ = [
     "ConvertReport",
     "DataError",
     "DecodeError",
+    "ExportedFile",
+    "ExportReport",
     "FormatError",
     "Log",
     "Message",
@@ -59,6 +65,7 @@ __all__ = [
     "__version__",
     "check",
     "convert",
+    "export",
     "merge",
     "open",
     "recover",

@@ -5,6 +5,9 @@ from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import Any, Literal, Optional, Union
 
+import polars
+import pyarrow
+
 __version__: str
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -168,6 +171,36 @@ class Log:
     ) -> Messages:
         """The messages in log-time order, of the topics given (names or globs) and in
         ``[start, end)`` (nanoseconds)."""
+    def to_arrow(
+        self,
+        topic: str,
+        columns: Union[str, Iterable[str], None] = None,
+        *,
+        start: Optional[int] = None,
+        end: Optional[int] = None,
+        raw_undecodable: bool = False,
+    ) -> pyarrow.Table:
+        """The messages of ``topic`` (its exact name) as a table with the columns of
+        ``robolog export``: ``log_time``, ``publish_time`` (timestamps, ns, UTC), then one
+        column per top-level field (nested messages as structs, arrays as lists, ``uint8[]``
+        as binary), in log-time order; the schema carries the topic's metadata.
+
+        ``columns`` reads only those columns (fields not asked for are not decoded);
+        ``start``/``end`` keep log times in ``[start, end)``; ``raw_undecodable=True`` gives a
+        topic robolog cannot decode as raw bytes (a ``data`` column) instead of raising
+        DecodeError. Raises ValueError for an unknown topic or column, ImportError without
+        pyarrow. The arrays are handed over without a copy (Arrow PyCapsule interface)."""
+    def to_polars(
+        self,
+        topic: str,
+        columns: Union[str, Iterable[str], None] = None,
+        *,
+        start: Optional[int] = None,
+        end: Optional[int] = None,
+        raw_undecodable: bool = False,
+    ) -> polars.DataFrame:
+        """``to_arrow`` as a polars DataFrame. Raises ImportError without polars (or
+        pyarrow)."""
     def __iter__(self) -> Messages: ...
     def close(self) -> None: ...
     def __enter__(self) -> "Log": ...
@@ -205,6 +238,10 @@ class ConvertReport:
     def metadata(self) -> int: ...
     @property
     def metadata_dropped(self) -> int: ...
+    @property
+    def chunks_copied(self) -> int:
+        """MCAP chunks copied whole, without decoding them (MCAP to MCAP, every message of
+        the chunk selected); their payload bytes are not counted in ``bytes``."""
     @property
     def skipped_channels(self) -> list[str]: ...
     @property
@@ -288,6 +325,48 @@ def check(path: PathLike, *, strict: bool = False) -> CheckReport:
 
 def recover(input: PathLike, output: PathLike) -> RecoverReport:
     """Writes a valid copy of a damaged log (``robolog recover``)."""
+
+class ExportedFile:
+    """One file written by ``export``."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+
+class ExportReport:
+    """What ``export`` wrote."""
+
+    @property
+    def files(self) -> list[ExportedFile]:
+        """By topic, parts in order."""
+    @property
+    def messages(self) -> int: ...
+    @property
+    def raw_topics(self) -> list[str]:
+        """Topics exported as raw bytes (``raw_undecodable=True``)."""
+    @property
+    def empty_topics(self) -> list[str]:
+        """Selected topics without a message in the time range (no file written)."""
+    @property
+    def unmatched_topics(self) -> list[str]: ...
+
+def export(
+    inputs: Union[PathLike, Iterable[PathLike]],
+    out_dir: PathLike,
+    *,
+    format: Optional[Literal["parquet", "arrow"]] = None,
+    topics: Topics = None,
+    start: Optional[int] = None,
+    end: Optional[int] = None,
+    raw_undecodable: bool = False,
+) -> ExportReport:
+    """Exports logs to one Parquet (or Arrow IPC) file per topic in ``out_dir``
+    (``robolog export``), with the columns of ``Log.to_arrow``."""
 
 class Writer:
     """Writes a log (MCAP, ROS bag, BDDF, ROS 2 bag directory)."""
