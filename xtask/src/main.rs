@@ -1,7 +1,7 @@
 //! `cargo xtask <task>`: developer tasks that need more than cargo.
 //!
-//! - `test`: create the interop venv (`scripts/interop-venv.sh`) and run every test of the
-//!   workspace with interop tests required.
+//! - `test`: create the interop venv (`scripts/interop-venv.sh`), install Azurite
+//!   (`scripts/azurite.sh`, npm) and run every test of the workspace with interop tests required.
 //! - `gen-proto`: regenerate the committed Rust code for `proto/` (`--check`: fail when it is
 //!   stale instead of writing it).
 //! - `gen-ros2-interfaces`: regenerate the bundled standard ROS 2 interfaces of robolog-msg

@@ -77,7 +77,7 @@ pub use block::{DataBlock, END_MAGIC, START_MAGIC};
 pub use error::{Error, PodError, Sha1Digest};
 pub use identifier::{identifier_hash, series_identifier};
 pub use pod::{PodElement, PodSamples, PodValues, SampleShape, element_size};
-pub use reader::{BddfReader, Blocks, IndexEntry, IndexSource, ReadOptions};
+pub use reader::{BddfReader, Blocks, ChecksumCheck, IndexEntry, IndexSource, ReadOptions};
 pub use recover::{RecoverReport, recover, recover_file};
 pub use robolog_framing::Bytes;
 pub use robolog_framing::{Problem, ProblemKind, Severity};

@@ -465,9 +465,15 @@ impl BddfReader {
     }
 
     /// Reads the data block whose header is at `offset`, which the index says belongs to
-    /// `series_index`; also returns the offset just past it.
-    fn read_block_at(&self, offset: u64, series_index: u32) -> Result<(DataBlock, u64), Error> {
+    /// `series_index`; also returns its bytes, header included (a slice of what was read).
+    fn read_block_at(&self, offset: u64, series_index: u32) -> Result<(DataBlock, Bytes), Error> {
         let limit = self.input.len();
+        // Where the window starts: the whole input in memory, else the block.
+        let base = if self.input.in_memory().is_some() {
+            0
+        } else {
+            offset
+        };
         let (window, located) = parse_at(
             &self.input,
             offset,
@@ -498,7 +504,8 @@ impl BddfReader {
             });
         }
         let block = DataBlock::new(descriptor, window.slice(payload), offset)?;
-        Ok((block, located.end))
+        let raw = window.slice((offset - base) as usize..(located.end - base) as usize);
+        Ok((block, raw))
     }
 
     /// Says that these data blocks (series index, position in the series) are about to be
@@ -508,18 +515,31 @@ impl BddfReader {
         if self.input.in_memory().is_some() {
             return;
         }
-        let limit = self.input.len();
-        let ranges: Vec<Range<u64>> = blocks
+        let offsets: Vec<u64> = blocks
             .into_iter()
             .filter_map(|(series_index, position)| {
-                let offset = self
-                    .entries_of(series_index)
-                    .ok()?
-                    .entries
-                    .get(position)?
-                    .offset;
-                Some(offset..read_end(offset, bound(&self.known, offset, limit), limit))
+                Some(
+                    self.entries_of(series_index)
+                        .ok()?
+                        .entries
+                        .get(position)?
+                        .offset,
+                )
             })
+            .collect();
+        self.prefetch_offsets(offsets);
+    }
+
+    /// Announces the reads of the blocks at `offsets`, in this order (nothing for an input in
+    /// memory).
+    fn prefetch_offsets(&self, offsets: impl IntoIterator<Item = u64>) {
+        if self.input.in_memory().is_some() {
+            return;
+        }
+        let limit = self.input.len();
+        let ranges: Vec<Range<u64>> = offsets
+            .into_iter()
+            .map(|offset| offset..read_end(offset, bound(&self.known, offset, limit), limit))
             .collect();
         self.input.prefetch(&ranges);
     }
@@ -556,7 +576,9 @@ impl BddfReader {
     pub fn blocks(&self) -> Blocks<'_> {
         let mut order: Vec<(u64, u32)> = self.all_entries().map(|(e, s)| (e.offset, s)).collect();
         order.sort_unstable();
-        Blocks::new(self, order, self.whole_file_verification(true), true)
+        // Read by position (a remote object), the file streams in, fetched ahead in pieces.
+        self.prefetch_offsets(order.iter().map(|&(offset, _)| offset));
+        Blocks::new(self, order, self.whole_file_verification(), true)
     }
 
     /// Every data block in time order (ties in file order), ending like [`BddfReader::blocks`].
@@ -567,7 +589,7 @@ impl BddfReader {
             .collect();
         order.sort_unstable();
         let order = order.into_iter().map(|(_, o, s)| (o, s)).collect();
-        Blocks::new(self, order, self.whole_file_verification(false), true)
+        Blocks::new(self, order, self.whole_file_verification(), true)
     }
 
     fn all_entries(&self) -> impl Iterator<Item = (&IndexEntry, u32)> {
@@ -577,22 +599,71 @@ impl BddfReader {
             .flat_map(|(s, e)| e.entries.iter().map(move |entry| (entry, s.index())))
     }
 
-    fn whole_file_verification(&self, in_file_order: bool) -> Verify {
+    fn whole_file_verification(&self) -> Verify {
+        match self.checksum_check() {
+            Some(check) => Verify::AlongTheWay(check),
+            None => Verify::No,
+        }
+    }
+
+    /// A check of the file's SHA-1 fed by the blocks as they are read
+    /// ([`BddfReader::read_block_checked`]), so that reading every block checks the file in
+    /// the same pass: one read of each byte when the blocks come in file order or close to
+    /// it (blocks in time order usually are). `None` when the file declares no checksum, has no
+    /// trailer, or [`ReadOptions::verify_checksum`] is off.
+    ///
+    /// ```
+    /// use robolog_bddf::{BddfReader, BddfWriter, series_identifier};
+    ///
+    /// let mut writer = BddfWriter::new(Vec::new())?;
+    /// let log = writer.add_message_series(
+    ///     series_identifier("bosdyn:channel", [("bosdyn:channel", "log")]),
+    ///     Default::default(),
+    ///     Default::default(),
+    /// )?;
+    /// writer.write_message(log, 1_000, b"started")?;
+    /// writer.write_message(log, 2_000, b"stopped")?;
+    /// let reader = BddfReader::open(writer.finish()?.into())?;
+    ///
+    /// let mut check = reader.checksum_check().expect("a checksum");
+    /// // Any order: what the blocks read leave out is hashed when the check finishes.
+    /// assert_eq!(&reader.read_block_checked(log, 1, &mut check)?.data[..], b"stopped");
+    /// assert_eq!(&reader.read_block_checked(log, 0, &mut check)?.data[..], b"started");
+    /// check.finish(&reader)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn checksum_check(&self) -> Option<ChecksumCheck> {
         match (&self.trailer, self.checksum) {
             (Some(trailer), Checksum::Sha1) if self.options.verify_checksum => {
-                if in_file_order {
-                    Verify::AlongTheWay {
-                        sha: Sha1::new(),
-                        hashed_until: 0,
-                        digest: trailer.digest,
-                        until: trailer.offset + HEADER_LEN + 8,
-                    }
-                } else {
-                    Verify::AtTheEnd
-                }
+                Some(ChecksumCheck {
+                    sha: Sha1::new(),
+                    hashed_until: 0,
+                    digest: trailer.digest,
+                    until: trailer.offset + HEADER_LEN + 8,
+                    failed: None,
+                })
             }
-            _ => Verify::No,
+            _ => None,
         }
+    }
+
+    /// Reads data block `position` of a series, as [`BddfReader::read_block`] does, and feeds
+    /// `check` the file up to the block's end.
+    pub fn read_block_checked(
+        &self,
+        series_index: u32,
+        position: usize,
+        check: &mut ChecksumCheck,
+    ) -> Result<DataBlock, Error> {
+        let entries = self.entries_of(series_index)?;
+        let entry = entries.entries.get(position).ok_or(Error::NoSuchBlock {
+            series_index,
+            position,
+            block_count: entries.entries.len(),
+        })?;
+        let (block, raw) = self.read_block_at(entry.offset, series_index)?;
+        check.read(&self.input, entry.offset, &raw);
+        Ok(block)
     }
 
     /// Checks the trailer's SHA-1 against the file content now. `Ok` for files that declare no
@@ -962,19 +1033,61 @@ fn read_series_descriptor(
 #[derive(Debug)]
 enum Verify {
     No,
-    /// Hash the file in step with a file-order walk: each block is hashed right after it was
-    /// read, while it is still in cache.
-    AlongTheWay {
-        sha: Sha1,
-        hashed_until: u64,
-        digest: Sha1Digest,
-        /// End of the hashed range: the end header and index offset are covered.
-        until: u64,
-    },
-    /// Hash the whole file once the walk is over.
-    AtTheEnd,
-    /// Reading what was to be hashed failed: reported after the last block.
-    Failed(Error),
+    /// Hash the file as the blocks are read.
+    AlongTheWay(ChecksumCheck),
+}
+
+/// The file's SHA-1, hashed front to back as its blocks are read: see
+/// [`BddfReader::checksum_check`].
+#[derive(Debug)]
+pub struct ChecksumCheck {
+    sha: Sha1,
+    /// Everything before this has been hashed.
+    hashed_until: u64,
+    digest: Sha1Digest,
+    /// End of the hashed range: the end header and index offset are covered.
+    until: u64,
+    /// Reading what was to be hashed failed: reported by [`ChecksumCheck::finish`].
+    failed: Option<Error>,
+}
+
+impl ChecksumCheck {
+    /// The block at `offset`, whose bytes are `raw`, was just read: hashes the file up to its
+    /// end. A block hashed already costs nothing; one further on has what lies before it read
+    /// and hashed first. A damaged file can have a block that runs into the trailer: the hash
+    /// still covers exactly `[0, until)`.
+    fn read(&mut self, input: &Input, offset: u64, raw: &[u8]) {
+        if self.failed.is_some() {
+            return;
+        }
+        let end = offset.saturating_add(raw.len() as u64).min(self.until);
+        if end <= self.hashed_until {
+            return;
+        }
+        let gap_end = offset.min(end);
+        if gap_end > self.hashed_until
+            && let Err(e) = hash_range(&mut self.sha, input, self.hashed_until..gap_end)
+        {
+            self.failed = Some(e);
+            return;
+        }
+        if end > offset {
+            let from = self.hashed_until.max(offset) - offset;
+            self.sha
+                .update(&raw[from as usize..(end - offset) as usize]);
+        }
+        self.hashed_until = end;
+    }
+
+    /// Hashes what the blocks read left out and compares the digest with the trailer's: a
+    /// mismatch is [`Error::ChecksumMismatch`].
+    pub fn finish(mut self, reader: &BddfReader) -> Result<(), Error> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        hash_range(&mut self.sha, &reader.input, self.hashed_until..self.until)?;
+        check_digest(self.sha.finalize().as_slice(), self.digest)
+    }
 }
 
 /// An iterator over data blocks of a [`BddfReader`]. Items are independent: an unreadable
@@ -1015,15 +1128,7 @@ impl<'r> Blocks<'r> {
     fn final_errors(&mut self) -> Vec<Error> {
         let checksum = match std::mem::replace(&mut self.verify, Verify::No) {
             Verify::No => Ok(()),
-            Verify::AlongTheWay {
-                mut sha,
-                hashed_until,
-                digest,
-                until,
-            } => hash_range(&mut sha, &self.reader.input, hashed_until..until)
-                .and_then(|()| check_digest(sha.finalize().as_slice(), digest)),
-            Verify::AtTheEnd => self.reader.verify_checksum(),
-            Verify::Failed(e) => Err(e),
+            Verify::AlongTheWay(check) => check.finish(self.reader),
         };
         let stop = if self.report_stop {
             self.reader.stop_error()
@@ -1047,26 +1152,8 @@ impl Iterator for Blocks<'_> {
             return self.final_errors.next().map(Err);
         };
         let result = self.reader.read_block_at(offset, series_index);
-        if let (
-            Ok((_, end)),
-            Verify::AlongTheWay {
-                sha,
-                hashed_until,
-                until,
-                ..
-            },
-        ) = (&result, &mut self.verify)
-        {
-            // Blocks come in file order, so this hashes the file front to back, each block
-            // right after it was read. A damaged file can have a block that runs into the
-            // trailer: the hash still covers exactly [0, until).
-            let end = (*end).min(*until);
-            if end > *hashed_until {
-                match hash_range(sha, &self.reader.input, *hashed_until..end) {
-                    Ok(()) => *hashed_until = end,
-                    Err(e) => self.verify = Verify::Failed(e),
-                }
-            }
+        if let (Ok((_, raw)), Verify::AlongTheWay(check)) = (&result, &mut self.verify) {
+            check.read(&self.reader.input, offset, raw);
         }
         Some(result.map(|(block, _)| block))
     }

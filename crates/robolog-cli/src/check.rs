@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::cli::CheckArgs;
 use crate::failure::{Failure, Outcome, display_path};
-use crate::input::{self, Whole};
+use crate::input::{self, Positional};
 use crate::progress::Bar;
 
 /// The `check --json` document.
@@ -21,10 +21,16 @@ struct CheckJson<'a> {
 }
 
 pub(crate) fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let bar = Bar::spinner("checking");
-    let report = match input::whole(&args.file)? {
-        Whole::Rosbag2(path) => robolog::check(path),
-        Whole::Bytes(data) => robolog::check_bytes(data),
+    let positional = input::positional(&args.file)?;
+    let bar = match &positional {
+        Positional::Input(input) if input.in_memory().is_none() => {
+            Bar::fetching("checking", input.len())
+        }
+        _ => Bar::spinner("checking"),
+    };
+    let report = match positional {
+        Positional::Rosbag2(path) => robolog::check(path),
+        Positional::Input(input) => robolog::check_input(input),
     }
     .map_err(|e| Failure::open(e, &args.file))?;
     bar.finish();

@@ -181,12 +181,41 @@ pub(crate) fn whole(path: &Path) -> Result<Whole, Failure> {
 
 /// The whole object behind `url` (these commands read every byte, as they do of a pipe).
 fn fetch_all(url: &str) -> Result<Bytes, Failure> {
+    let input = remote(url)?;
+    let _bar = crate::progress::Bar::fetching("fetching", input.len());
+    input
+        .read_all()
+        .map_err(|e| Failure::about(format!("cannot read: {e}"), Path::new(url), None))
+}
+
+/// The object behind `url`, read by position (opening it fetches its tail).
+fn remote(url: &str) -> Result<robolog::Input, Failure> {
     let options = robolog::remote::RemoteOptions::new()
         .allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed));
-    let failed = |e: io::Error| Failure::about(format!("cannot read: {e}"), Path::new(url), None);
-    let remote = robolog::remote::Remote::open(url, &options).map_err(|e| failed(e.into()))?;
-    let _bar = crate::progress::Bar::spinner("fetching");
-    remote.input().read_all().map_err(failed)
+    robolog::remote::Remote::open(url, &options)
+        .map(|remote| remote.input())
+        .map_err(|e| Failure::about(format!("cannot read: {e}"), Path::new(url), None))
+}
+
+/// The input as [`whole`] opens it, except that a URL's object is read by position (and
+/// streams in as it is read front to back) rather than fetched whole first.
+pub(crate) enum Positional {
+    /// A ROS 2 bag (a directory of storage files, or an SQLite file), by path.
+    Rosbag2(PathBuf),
+    /// A file (mapped), a pipe's bytes, or a remote object.
+    Input(robolog::Input),
+}
+
+/// `path` as a ROS 2 bag, a mapped file, the bytes of a pipe, or a URL's object read by
+/// position.
+pub(crate) fn positional(path: &Path) -> Result<Positional, Failure> {
+    if let Some(url) = path.to_str().filter(|p| robolog::is_url(p)) {
+        return remote(url).map(Positional::Input);
+    }
+    Ok(match whole(path)? {
+        Whole::Rosbag2(path) => Positional::Rosbag2(path),
+        Whole::Bytes(bytes) => Positional::Input(robolog::Input::from(bytes)),
+    })
 }
 
 fn read_all(mut pipe: Pipe, path: &Path) -> Result<Bytes, Failure> {

@@ -55,6 +55,31 @@ impl Bar {
         Bar(Some(bar))
     }
 
+    /// Reading a remote object of `total` bytes front to back (check, recover): a bar of the
+    /// bytes fetched, kept up to date while the work goes on.
+    pub(crate) fn fetching(what: &str, total: u64) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Bar(None);
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(style(
+            "{msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} fetched ({binary_bytes_per_sec}), {elapsed} (eta {eta})",
+        ));
+        bar.set_message(what.to_owned());
+        // The work fetches on other threads: this one copies the count into the bar until the
+        // bar is finished (dropped).
+        let start = robolog::remote::fetched_total().bytes;
+        let watched = bar.clone();
+        std::thread::spawn(move || {
+            while !watched.is_finished() {
+                let fetched = robolog::remote::fetched_total().bytes - start;
+                watched.set_position(fetched.min(total));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        Bar(Some(bar))
+    }
+
     /// Sets the position.
     pub(crate) fn set(&self, position: u64) {
         if let Some(bar) = &self.0 {

@@ -130,6 +130,8 @@ pub(crate) struct Client {
     path: Path,
     pub(crate) url: Arc<str>,
     pub(crate) counters: Arc<Counters>,
+    /// Whether the store answers a suffix range (`bytes=-N`); Azure Blob Storage does not.
+    pub(crate) suffix_ranges: bool,
 }
 
 /// The store and the path within it of `url`, and the runtime to reach it on.
@@ -202,6 +204,7 @@ pub(crate) fn connect(url: &str) -> Result<(Client, Arc<Runtime>), RemoteError> 
             path,
             url: url.into(),
             counters: Arc::default(),
+            suffix_ranges: !matches!(parsed.scheme(), "az" | "abfs" | "abfss"),
         },
         Arc::new(runtime),
     ))

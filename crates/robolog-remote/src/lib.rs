@@ -1,9 +1,11 @@
-//! Remote robot logs: an object behind an `http://`, `https://` or `s3://` URL read by ranged
-//! GETs as a positional [`Input`], so that robolog's indexed readers fetch only what they need.
+//! Remote robot logs: an object behind an `http://`, `https://`, `s3://`, `gs://` or `az://` URL
+//! read by ranged GETs as a positional [`Input`], so that robolog's indexed readers fetch only
+//! what they need.
 //!
 //! - Opening sends one GET of the object's last bytes (which tells its length too): an indexed
 //!   MCAP file's footer and summary are usually within them, so its summary costs that request
-//!   and one of its first bytes.
+//!   and one of its first bytes. Azure Blob Storage answers no suffix range: there a HEAD
+//!   request for the length comes first.
 //! - A query announces the chunks it will read ([`robolog_query::ReadAt::prefetch`]): neighbouring ones are
 //!   fetched by one request, a few requests in flight and a bounded amount ahead of the reader.
 //! - What was fetched is read again without a request (the tail for the object's life, small
@@ -170,10 +172,20 @@ impl Remote {
         };
         let tail = {
             let client = client.clone();
-            block_on(
-                &runtime,
-                async move { client.get(GetRange::Suffix(TAIL)).await },
-            )
+            block_on(&runtime, async move {
+                if client.suffix_ranges {
+                    return client.get(GetRange::Suffix(TAIL)).await;
+                }
+                // A store without suffix ranges is asked for the object's length first.
+                match client.len().await? {
+                    0 => Ok((robolog_framing::Bytes::new(), 0..0, 0)),
+                    len => {
+                        client
+                            .get(GetRange::Bounded(len.saturating_sub(TAIL)..len))
+                            .await
+                    }
+                }
+            })
             .map_err(io)?
         };
         let (bytes, range, len) = match tail {

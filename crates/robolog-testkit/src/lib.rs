@@ -6,7 +6,9 @@
 //! - [`truncation`]: the one truncation sweep every format's tests use;
 //! - [`sample_bytes`]: deterministic compressible and incompressible bytes for codec tests;
 //! - [`interop`]: running the reference Python tools from the venv that
-//!   `scripts/interop-venv.sh` creates.
+//!   `scripts/interop-venv.sh` creates;
+//! - servers on the loopback for the remote-reading tests: [`nginx`] (HTTP), [`s3`], [`gcs`],
+//!   [`azure`], and [`faulty`] (a server that fails on purpose).
 //!
 //! ```
 //! let cuts = robolog_testkit::truncation::cut_points(10_000, 8, 1000);
@@ -19,7 +21,9 @@
 #![allow(clippy::panic, clippy::expect_used, clippy::print_stderr)]
 
 pub mod alloc;
+pub mod azure;
 pub mod faulty;
+pub mod gcs;
 pub mod hostile;
 pub mod interop;
 pub mod nginx;

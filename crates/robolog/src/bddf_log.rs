@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use robolog_bddf::proto::{PodType, SeriesIdentifier};
-use robolog_bddf::{BddfReader, DataBlock, IndexSource, ReadOptions, Series, SeriesKind};
+use robolog_bddf::{
+    BddfReader, ChecksumCheck, DataBlock, IndexSource, ReadOptions, Series, SeriesKind,
+};
 use robolog_framing::Bytes;
 use robolog_query::Input;
 
@@ -448,11 +450,11 @@ impl BddfLog {
                 .map(|b| (self.series[b.series].channel.id, b.position)),
         );
         Ok(MessagesInner::Bddf(BddfMessages {
+            check: verify.then(|| self.reader.checksum_check()).flatten(),
             reader: Arc::clone(&self.reader),
             series: self.series.clone(),
             plan: plan.into_iter(),
             policy: self.policy,
-            verify_at_end: verify,
         }))
     }
 }
@@ -470,26 +472,31 @@ pub(crate) struct BddfMessages {
     series: Vec<SeriesChannel>,
     plan: std::vec::IntoIter<PlannedBlock>,
     policy: NegativeTimes,
-    /// Reading the whole file: check its SHA-1 after the last block, so that a corrupt file
-    /// never reads as a good one.
-    verify_at_end: bool,
+    /// Reading the whole file: its SHA-1, hashed as the blocks are read (so that a remote file
+    /// is fetched once) and compared after the last block, so that a corrupt file never reads
+    /// as a good one.
+    check: Option<ChecksumCheck>,
 }
 
 impl BddfMessages {
     pub(crate) fn next(&mut self) -> Option<Result<Message>> {
         let Some(block) = self.plan.next() else {
-            if std::mem::take(&mut self.verify_at_end)
-                && let Err(e) = self.reader.verify_checksum()
+            if let Some(check) = self.check.take()
+                && let Err(e) = check.finish(&self.reader)
             {
                 return Some(Err(e.into()));
             }
             return None;
         };
         let s = &self.series[block.series];
+        let read = match &mut self.check {
+            Some(check) => self
+                .reader
+                .read_block_checked(s.channel.id, block.position, check),
+            None => self.reader.read_block(s.channel.id, block.position),
+        };
         Some(
-            self.reader
-                .read_block(s.channel.id, block.position)
-                .map_err(Error::from)
+            read.map_err(Error::from)
                 .and_then(|data| s.message(data, self.policy)),
         )
     }

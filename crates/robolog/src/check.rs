@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use robolog_framing::Bytes;
+use robolog_query::Input;
 use serde::Serialize;
 
 use crate::error::Result;
@@ -71,15 +72,25 @@ pub fn check(path: impl AsRef<Path>) -> Result<CheckReport> {
 /// Only an unrecognised input or an I/O failure is an `Err`; a file that cannot even be
 /// opened as its format gives a report with that error as a problem.
 pub fn check_bytes(data: Bytes) -> Result<CheckReport> {
-    let format = sniff(&data[..data.len().min(SNIFF_LEN)])?;
+    check_input(Input::from(data))
+}
+
+/// Checks a log read by position: a buffer, a file ([`Input::open`]), a memory map, a remote
+/// object (feature `remote`). The checks are those of [`check_bytes`]. A bag and a BDDF file
+/// are read in one pass, front to back, what comes next fetched ahead while a remote object
+/// streams in, so that checking one needs neither a download first nor memory for all of it;
+/// an MCAP file is read into memory whole first (its checks need all of it at once).
+pub fn check_input(input: Input) -> Result<CheckReport> {
+    let head = input.read_up_to(0, SNIFF_LEN as u64)?;
+    let format = sniff(&head)?;
     format.require_enabled()?;
     let (messages, mut problems): (u64, Vec<Problem>) = match format {
         #[cfg(feature = "rosbag")]
-        Format::Bag => check_bag(data),
+        Format::Bag => check_bag(input),
         #[cfg(feature = "mcap")]
-        Format::Mcap => check_mcap(&data),
+        Format::Mcap => check_mcap(&input.read_all()?),
         #[cfg(feature = "bddf")]
-        Format::Bddf => check_bddf(data),
+        Format::Bddf => check_bddf(input),
         Format::Rosbag2 => {
             return Err(crate::Error::Usage(
                 "a ROS 2 bag (sqlite3 storage) is checked from its path".into(),
@@ -102,11 +113,11 @@ fn fatal(kind: ProblemKind, offset: Option<u64>, error: impl std::fmt::Display) 
 }
 
 #[cfg(feature = "rosbag")]
-fn check_bag(data: Bytes) -> (u64, Vec<Problem>) {
+fn check_bag(input: Input) -> (u64, Vec<Problem>) {
     use crate::bag_log::open_bag;
     use robolog_rosbag::{IndexStatus, Order};
 
-    let bag = match open_bag(data) {
+    let bag = match open_bag(input) {
         Ok(bag) => bag,
         Err(e) => return (0, vec![fatal(e.problem_kind(), e.offset(), &e)]),
     };
@@ -222,20 +233,20 @@ fn mcap_type_hashes(data: &Bytes) -> Vec<Problem> {
 }
 
 #[cfg(feature = "bddf")]
-fn check_bddf(data: Bytes) -> (u64, Vec<Problem>) {
+fn check_bddf(input: Input) -> (u64, Vec<Problem>) {
     use robolog_bddf::{BddfReader, IndexSource, ReadOptions, SeriesKind, identifier_hash};
 
     let mut problems = Vec::new();
     let strict = ReadOptions::new().strict(true);
-    if let Err(e) = BddfReader::open_with(data.clone(), strict) {
+    if let Err(e) = BddfReader::open_input(input.clone(), strict) {
         // The index is found from the end of the file: that is where a missing one is missed.
         problems.push(Problem::error(
             ProblemKind::Index,
-            e.offset().or(Some(data.len() as u64)),
+            e.offset().or(Some(input.len())),
             format!("the index cannot be used: {e}"),
         ));
     }
-    let reader = match BddfReader::open(data) {
+    let reader = match BddfReader::open_input(input, ReadOptions::new()) {
         Ok(reader) => reader,
         Err(e) => {
             problems.push(fatal(e.problem_kind(), e.offset(), &e));

@@ -142,7 +142,7 @@ mod writer;
 pub use bag_writer::BagWriter;
 #[cfg(feature = "bddf")]
 pub use bddf_writer::BddfWriter;
-pub use check::{CheckReport, check, check_bytes};
+pub use check::{CheckReport, check, check_bytes, check_input};
 pub use convert::{
     ConvertOptions, ConvertReport, InputProblem, Progress, ProgressFn, convert, convert_stream,
     merge,
