@@ -151,13 +151,21 @@ fn whole_file_commands_read_a_url_as_they_read_the_file() {
     assert_eq!(remote, here);
     assert!(remote["messages"].as_u64().unwrap() > 10_000, "{remote}");
 
-    // convert: the same bytes out.
+    // convert: the same bytes out, the object read as it streams in, once.
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
     let (from_url, from_file) = (out.join("url.mcap"), out.join("file.mcap"));
+    nginx.clear();
     for (input, output) in [(&url, &from_url), (&local, &from_file)] {
         robolog(["convert", input, output.to_str().unwrap()]).expect(0);
     }
+    let size = std::fs::metadata(&local).unwrap().len();
+    let requests = nginx.requests();
+    let (count, bytes) = totals(&requests);
+    assert!(bytes > size - size / 10, "{bytes} of {size}");
+    assert!(bytes < size + size / 20, "{bytes} of {size}: {requests:#?}");
+    assert!(count > 2, "fetched in pieces, not whole: {requests:#?}");
+    eprintln!("convert: {count} requests, {bytes} bytes of {size}");
     assert!(std::fs::read(&from_url).unwrap() == std::fs::read(&from_file).unwrap());
     let converted: serde_json::Value =
         serde_json::from_str(&stdout(&["info", "--json", from_url.to_str().unwrap()])).unwrap();
