@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     // threads per writer, which is writer plumbing rather than input handling, and spawning it
     // for every input held this target to about 1,100 executions a second.
     let write = WriteOptions::new().threads(0);
-    let Ok((out, report)) = recover(data, Vec::new(), write) else {
+    let Ok((out, report)) = recover(Bytes::copy_from_slice(data), Vec::new(), write) else {
         return;
     };
     let options = ReadOptions::default().threads(0);

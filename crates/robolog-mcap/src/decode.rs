@@ -42,7 +42,7 @@ pub(crate) fn chunk_in(record: &[u8], offset: u64, dialect: Dialect) -> Result<C
 
 /// Runs `work` with this thread's decompressor (a fresh one if it is in use further up the
 /// stack).
-fn with_decompressor<T>(work: impl FnOnce(&mut Decompressor) -> T) -> T {
+pub(crate) fn with_decompressor<T>(work: impl FnOnce(&mut Decompressor) -> T) -> T {
     DECOMPRESSOR.with(|d| match d.try_borrow_mut() {
         Ok(mut d) => work(&mut d),
         Err(_) => work(&mut Decompressor::new()),

@@ -305,12 +305,7 @@ impl LinearReader {
             let data = self.data.clone();
             let pool = self.pool.clone();
             let prefetch = self.prefetch.get_or_insert_with(|| {
-                let scanner = ChunkScanner {
-                    data: data.clone(),
-                    pos: offset as usize,
-                    pool,
-                    dialect: how.dialect,
-                };
+                let scanner = ChunkScanner::new(data.clone(), offset as usize, pool, how.dialect);
                 ParallelMap::new(
                     scanner,
                     self.opts.threads,
@@ -519,12 +514,26 @@ pub(crate) fn frame_at(data: &[u8], pos: usize) -> Result<Option<(u8, usize, usi
     Ok(Some((opcode, start, start + length as usize)))
 }
 
-/// Walks the top-level records ahead of the reader and hands out the chunks to decode.
-struct ChunkScanner {
+/// Walks the top-level records ahead of the reader and hands out the chunks to decode, each with
+/// a buffer to decode it into. It stops at the end of the data section and where the framing
+/// breaks.
+pub(crate) struct ChunkScanner {
     data: Bytes,
     pos: usize,
     pool: BufferPool,
     dialect: Dialect,
+}
+
+impl ChunkScanner {
+    /// Starts at the record at `pos` of `data`.
+    pub(crate) fn new(data: Bytes, pos: usize, pool: BufferPool, dialect: Dialect) -> Self {
+        Self {
+            data,
+            pos,
+            pool,
+            dialect,
+        }
+    }
 }
 
 impl Iterator for ChunkScanner {

@@ -4,17 +4,22 @@
 use std::io::Write;
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, ByteReader, Bytes, Decompressor, Problem, ProblemKind, crc32};
+use robolog_framing::{
+    AtomicFile, ByteReader, Bytes, Compression, Decompressor, ParallelMap, Problem, ProblemKind,
+    crc32, default_threads,
+};
+use robolog_query::BufferPool;
 
 use crate::chunk::{
     DEFAULT_CHUNK_LIMIT, compression_from_name, compression_name, decompress_into, verify_chunk_crc,
 };
-use crate::draft;
+use crate::decode::with_decompressor;
+use crate::draft::{self, Dialect};
 use crate::error::{McapError, Result};
-use crate::linear::{LinearReader, frame_at};
+use crate::linear::{ChunkScanner, LinearReader, frame_at};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{RecordSplitter, attachment_crc_span, parse_record};
-use crate::records::{MAGIC, MessageIndex, RECORD_PREFIX, Record, op, record_name};
+use crate::records::{Chunk, MAGIC, MessageIndex, RECORD_PREFIX, Record, op, record_name};
 use crate::serialize::write_record;
 use crate::writer::{WriteOptions, Writer};
 
@@ -83,7 +88,14 @@ impl Report {
 /// statistics and CRCs are rebuilt. `opts` chooses the output layout (compression, chunk size);
 /// the input's profile is kept. Chunks are decoded up to 4 GiB each; [`recover_with`] sets a
 /// lower bound for input that may be hostile.
-pub fn recover<W: Write>(input: &[u8], out: W, opts: WriteOptions) -> Result<(W, Report)> {
+///
+/// The input is shared with worker threads, which decode and check the upcoming chunks while
+/// this thread writes: pass it as [`Bytes`] (a memory map, or a `Vec` moved in) to spare a copy.
+pub fn recover<W: Write>(
+    input: impl Into<Bytes>,
+    out: W,
+    opts: WriteOptions,
+) -> Result<(W, Report)> {
     recover_with(input, out, opts, RecoverOptions::default())
 }
 
@@ -126,11 +138,24 @@ impl RecoverOptions {
 
 /// [`recover`], with a bound on what it decodes.
 pub fn recover_with<W: Write>(
-    input: &[u8],
+    input: impl Into<Bytes>,
     out: W,
     opts: WriteOptions,
     limits: RecoverOptions,
 ) -> Result<(W, Report)> {
+    recover_on(input.into(), out, opts, limits, default_threads())
+}
+
+/// [`recover_with`] with `threads` workers decoding chunks ahead (0: all on this thread; the
+/// output is the same).
+fn recover_on<W: Write>(
+    data: Bytes,
+    out: W,
+    opts: WriteOptions,
+    limits: RecoverOptions,
+    threads: usize,
+) -> Result<(W, Report)> {
+    let input: &[u8] = &data;
     if input.len() < MAGIC.len() || input[..MAGIC.len()] != MAGIC {
         return Err(McapError::BadMagic { offset: 0 });
     }
@@ -147,16 +172,18 @@ pub fn recover_with<W: Write>(
     let mut writer = Writer::new(out, opts)?;
     if draft::detect(input) == Some(Layout::Draft) {
         report.draft = true;
-        recover_draft(input, &mut writer, &mut report, limits.max_chunk_size)?;
+        recover_draft(&data, &mut writer, &mut report, limits.max_chunk_size)?;
     } else {
         Recovery {
             input,
+            data: &data,
             writer: &mut writer,
             report: &mut report,
-            decompressor: Decompressor::new(),
-            buffer: Vec::new(),
             chunk_limit: limits.max_chunk_size,
             copy_as,
+            threads,
+            prefetch: None,
+            buffers: BufferPool::new(),
         }
         .run()?;
     }
@@ -174,7 +201,7 @@ pub fn recover_file(
     let data =
         robolog_framing::read_file(input).map_err(|source| McapError::Io { offset: 0, source })?;
     let file = AtomicFile::create(output).map_err(|source| McapError::Io { offset: 0, source })?;
-    let (file, report) = recover(&data, std::io::BufWriter::new(file), opts)?;
+    let (file, report) = recover(data, std::io::BufWriter::new(file), opts)?;
     let file = file.into_inner().map_err(|e| McapError::Io {
         offset: 0,
         source: e.into_error(),
@@ -196,14 +223,14 @@ fn header_of(input: &[u8]) -> Option<(String, String)> {
 }
 
 fn recover_draft<W: Write>(
-    input: &[u8],
+    input: &Bytes,
     writer: &mut Writer<W>,
     report: &mut Report,
     chunk_limit: u64,
 ) -> Result<()> {
     let mut opts = ReadOptions::default().layout(Layout::Draft).threads(0);
     opts.max_record_size = chunk_limit;
-    let mut reader = LinearReader::with_options(Bytes::copy_from_slice(input), opts);
+    let mut reader = LinearReader::with_options(input.clone(), opts);
     while let Some(record) = reader.next_record() {
         match record {
             Ok(record) => {
@@ -298,15 +325,94 @@ fn keep<W: Write>(
     Ok(())
 }
 
+/// Chunks decoded on workers ahead of the recovery, each with the offset of its record.
+type Prefetch = ParallelMap<ChunkScanner, (u64, Option<Decoded>)>;
+
 struct Recovery<'a, 'w, W: Write> {
     input: &'a [u8],
+    /// The same bytes, shared with the workers.
+    data: &'a Bytes,
     writer: &'w mut Writer<W>,
     report: &'w mut Report,
-    decompressor: Decompressor,
-    buffer: Vec<u8>,
     chunk_limit: u64,
     /// The compression of the chunks copied whole (the output's), if any are.
     copy_as: Option<&'static str>,
+    /// Workers decoding chunks ahead (0: each chunk is decoded when its turn comes).
+    threads: usize,
+    prefetch: Option<Prefetch>,
+    /// Decoded records' buffers, reused.
+    buffers: BufferPool,
+}
+
+/// A complete chunk's records as decoding left them: on a worker ahead of the recovery, or on
+/// its own thread.
+struct Decoded {
+    /// Every record, or what decoded before the damage.
+    records: Vec<u8>,
+    /// Why the chunk did not decode whole.
+    error: Option<McapError>,
+    /// Why the records of a chunk that decoded whole do not match its CRC.
+    crc: Option<McapError>,
+}
+
+impl Decoded {
+    /// Decodes `chunk` (its record at `offset`, compressed by `compression`) into `records`,
+    /// up to `limit` bytes; when it does not decode whole, keeps what decodes before the
+    /// damage.
+    fn of(
+        chunk: &Chunk<'_>,
+        compression: Compression,
+        offset: u64,
+        limit: u64,
+        mut records: Vec<u8>,
+    ) -> Self {
+        with_decompressor(|decompressor| {
+            match decompress_into(chunk, offset, limit, decompressor, &mut records) {
+                Ok(()) => {
+                    let crc = verify_chunk_crc(chunk, &records, offset).err();
+                    Self {
+                        records,
+                        error: None,
+                        crc,
+                    }
+                }
+                Err(error) => {
+                    let size =
+                        usize::try_from(chunk.uncompressed_size.min(limit)).unwrap_or(usize::MAX);
+                    let cap = size.min(
+                        chunk
+                            .records
+                            .len()
+                            .saturating_mul(255)
+                            .saturating_add(1 << 16),
+                    );
+                    let _ = decompressor.decompress_partial(
+                        compression,
+                        chunk.records,
+                        cap,
+                        &mut records,
+                    );
+                    Self {
+                        records,
+                        error: Some(error),
+                        crc: None,
+                    }
+                }
+            }
+        })
+    }
+
+    /// A worker's job: the Chunk record at `offset` of `input`, decoded into `recycled`, or
+    /// `None` when its header does not parse or its compression is not supported (the
+    /// recovery reports those itself).
+    fn at(input: &[u8], offset: u64, limit: u64, recycled: Vec<u8>) -> Option<Self> {
+        let (_, start, end) = frame_at(input, usize::try_from(offset).ok()?).ok()??;
+        let Ok(Record::Chunk(chunk)) = parse_record(op::CHUNK, &input[start..end], offset) else {
+            return None;
+        };
+        let compression = compression_from_name(chunk.compression)?;
+        Some(Self::of(&chunk, compression, offset, limit, recycled))
+    }
 }
 
 impl<W: Write> Recovery<'_, '_, W> {
@@ -397,9 +503,42 @@ impl<W: Write> Recovery<'_, '_, W> {
         }
     }
 
+    /// The chunk whose record is at `offset`, decoded by a worker, if one did. The workers walk
+    /// the records as [`Recovery::run`] does and stop where it must resynchronise; at the next
+    /// chunk after that they start again from it.
+    fn prefetched(&mut self, offset: u64) -> Option<Decoded> {
+        if self.threads == 0 {
+            return None;
+        }
+        if let Some(prefetch) = &mut self.prefetch
+            && let Some((at, decoded)) = prefetch.next()
+            && at == offset
+        {
+            return decoded;
+        }
+        let data = self.data.clone();
+        let limit = self.chunk_limit;
+        let start = usize::try_from(offset).ok()?;
+        let scanner =
+            ChunkScanner::new(data.clone(), start, self.buffers.clone(), Dialect::Ratified);
+        // Two chunks per worker in flight keep the workers busy while this thread writes.
+        let in_flight = (self.threads * 2).max(2);
+        let prefetch = self.prefetch.insert(ParallelMap::new(
+            scanner,
+            self.threads,
+            in_flight,
+            move |(at, recycled): (u64, Vec<u8>)| (at, Decoded::at(&data, at, limit, recycled)),
+        ));
+        match prefetch.next() {
+            Some((at, decoded)) if at == offset => decoded,
+            _ => None,
+        }
+    }
+
     /// A complete Chunk record.
     fn chunk(&mut self, offset: u64, content: &[u8], end: usize) -> Result<()> {
         let input = self.input;
+        let prefetched = self.prefetched(offset);
         let chunk = match parse_record(op::CHUNK, content, offset) {
             Ok(Record::Chunk(chunk)) => chunk,
             Ok(_) | Err(_) => {
@@ -423,63 +562,46 @@ impl<W: Write> Recovery<'_, '_, W> {
             );
             return Ok(());
         };
-        let limit = usize::try_from(self.chunk_limit).unwrap_or(usize::MAX);
-        let size = usize::try_from(chunk.uncompressed_size)
-            .unwrap_or(usize::MAX)
-            .min(limit);
-        let full = decompress_into(
-            &chunk,
-            offset,
-            self.chunk_limit,
-            &mut self.decompressor,
-            &mut self.buffer,
-        );
-        let mut partial = false;
-        if let Err(e) = full {
-            // Keep whatever decodes before the damage.
-            let cap = size.min(
-                chunk
-                    .records
-                    .len()
-                    .saturating_mul(255)
-                    .saturating_add(1 << 16),
-            );
-            let _ = self.decompressor.decompress_partial(
+        let decoded = match prefetched {
+            Some(decoded) => decoded,
+            None => Decoded::of(
+                &chunk,
                 compression,
-                chunk.records,
-                cap,
-                &mut self.buffer,
-            );
+                offset,
+                self.chunk_limit,
+                self.buffers.take(),
+            ),
+        };
+        let partial = decoded.error.is_some();
+        if let Some(e) = decoded.error {
             self.report.damage(
                 ProblemKind::Malformed,
                 offset,
                 format!("chunk does not decompress: {e}"),
             );
-            partial = true;
         }
-        let mut unverified = false;
-        if !partial && let Err(e) = verify_chunk_crc(&chunk, &self.buffer, offset) {
+        let unverified = decoded.crc.is_some();
+        if let Some(e) = decoded.crc {
             self.report.damage(
                 e.problem_kind(),
                 offset,
                 format!("{e}; its messages are kept but may be damaged"),
             );
-            unverified = true;
         }
-        let buffer = std::mem::take(&mut self.buffer);
+        let buffer = decoded.records;
         if !partial
             && !unverified
             && self.copy_as == Some(chunk.compression)
             && let Some(copied) = self.copy_whole(&input[offset as usize..end], &buffer)?
         {
-            self.buffer = buffer;
+            self.buffers.give(Bytes::from(buffer));
             self.report.messages_recovered += copied;
             self.report.chunks_recovered += 1;
             self.report.chunks_copied += 1;
             return Ok(());
         }
         let (kept, complete) = self.inner_records(offset, &buffer, unverified)?;
-        self.buffer = buffer;
+        self.buffers.give(Bytes::from(buffer));
         if partial || !complete {
             self.report.chunks_partial += 1;
             let indexed = self.indexed_message_count(end);
@@ -742,4 +864,73 @@ fn resync(input: &[u8], from: usize) -> Option<usize> {
             _ => false,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::McapReader;
+
+    /// Damaged copies of a sample: every chunk intact, one with flipped compressed bytes, one
+    /// with a length past the end of the file (reading resynchronises after it), one cut inside
+    /// a chunk, one cut between chunks.
+    fn damaged(name: &str) -> Vec<(String, Vec<u8>)> {
+        let data = robolog_testkit::testdata::read(format!("samples/{name}"));
+        let chunks: Vec<usize> = McapReader::open(Bytes::from(data.clone()))
+            .unwrap()
+            .summary()
+            .chunk_indexes
+            .iter()
+            .map(|c| c.chunk_start_offset as usize)
+            .collect();
+        assert!(chunks.len() >= 5, "{name}: {} chunks", chunks.len());
+        let mut flipped = data.clone();
+        for b in &mut flipped[chunks[2] + 200..chunks[2] + 216] {
+            *b ^= 0x5A;
+        }
+        let mut long = data.clone();
+        long[chunks[1] + 1..chunks[1] + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        vec![
+            (format!("{name} intact"), data.clone()),
+            (format!("{name} flipped"), flipped),
+            (format!("{name} long"), long),
+            (
+                format!("{name} cut in a chunk"),
+                data[..chunks[4] + 300].to_vec(),
+            ),
+            (
+                format!("{name} cut between chunks"),
+                data[..chunks[3]].to_vec(),
+            ),
+        ]
+    }
+
+    #[test]
+    fn chunks_decoded_on_workers_give_the_same_output_as_on_one_thread() {
+        for name in ["demo-zstd.mcap", "demo-lz4.mcap"] {
+            for (what, data) in damaged(name) {
+                // Copied whole (the output compresses as the input) and written record by record.
+                for compression in [Compression::Zstd, Compression::Lz4, Compression::None] {
+                    let opts = WriteOptions::new().compression(compression);
+                    let run = |threads| {
+                        recover_on(
+                            Bytes::from(data.clone()),
+                            Vec::new(),
+                            opts.clone(),
+                            RecoverOptions::default(),
+                            threads,
+                        )
+                        .unwrap()
+                    };
+                    let (alone, alone_report) = run(0);
+                    for threads in [1, 2, 3] {
+                        let (out, report) = run(threads);
+                        assert_eq!(report, alone_report, "{what}, {compression:?}, {threads}");
+                        assert!(out == alone, "{what}, {compression:?}, {threads} threads");
+                    }
+                    assert!(alone_report.messages_recovered > 0, "{what}");
+                }
+            }
+        }
+    }
 }

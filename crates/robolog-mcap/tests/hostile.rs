@@ -110,7 +110,12 @@ fn streamed(bytes: &[u8]) -> String {
 
 fn recovered(bytes: &[u8]) -> String {
     let limits = RecoverOptions::new().max_chunk_size(HOSTILE_CHUNK_LIMIT as u64);
-    match recover_with(bytes, Vec::new(), WriteOptions::default(), limits) {
+    match recover_with(
+        Bytes::copy_from_slice(bytes),
+        Vec::new(),
+        WriteOptions::default(),
+        limits,
+    ) {
         Ok((_, report)) => format!(
             "{} recovered, {} lost, {} unverified{}",
             report.messages_recovered,

@@ -576,7 +576,7 @@ fn recover_mcap(
         .profile("ros2")
         .compression(robolog_framing::Compression::None);
     let (bytes, report) =
-        robolog_mcap::recover(&data, Vec::new(), options).map_err(|e| Error::mcap(path, e))?;
+        robolog_mcap::recover(data, Vec::new(), options).map_err(|e| Error::mcap(path, e))?;
     for d in &report.damage {
         problems.push(d.clone().with_path(path));
     }

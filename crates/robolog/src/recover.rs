@@ -119,7 +119,8 @@ fn recover_bag(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Fini
 
 #[cfg(feature = "mcap")]
 fn recover_mcap(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished)> {
-    let (output, r) = robolog_mcap::recover(input, output, crate::mcap_writer::default_options())?;
+    let (output, r) =
+        robolog_mcap::recover(input.clone(), output, crate::mcap_writer::default_options())?;
     let finished = output.finish()?;
     let details = BTreeMap::from([
         ("messages_unverified".to_owned(), r.messages_unverified),

@@ -155,7 +155,7 @@ fn files_we_write_and_recover_are_clean() {
         let opts = WriteOptions::new()
             .compression(compression)
             .chunk_size(Some(2048));
-        let (out, _) = recover(&sample("demo-zstd.mcap"), Vec::new(), opts).unwrap();
+        let (out, _) = recover(sample("demo-zstd.mcap"), Vec::new(), opts).unwrap();
         let problems = check(&out);
         assert!(problems.is_empty(), "{compression:?}: {problems:#?}");
     }

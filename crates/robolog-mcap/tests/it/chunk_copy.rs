@@ -345,7 +345,8 @@ fn recover_copies_intact_chunks_and_decodes_the_damaged_ones() {
     let opts = WriteOptions::new()
         .compression(Compression::Zstd)
         .chunk_size(Some(3 * 1024));
-    let (output, report) = robolog_mcap::recover(&damaged, Vec::new(), opts.clone()).unwrap();
+    let (output, report) =
+        robolog_mcap::recover(damaged.clone(), Vec::new(), opts.clone()).unwrap();
     // Every chunk but the damaged and the cut one is copied.
     assert_eq!(report.chunks_copied, n as u64 - 2, "{report:?}");
     let out_reader = McapReader::open(Bytes::from(output.clone())).unwrap();
@@ -356,8 +357,12 @@ fn recover_copies_intact_chunks_and_decodes_the_damaged_ones() {
         assert_eq!(copied, i != 2 && i != n - 1, "chunk {i}");
     }
     // The same messages as a recovery that decodes every chunk (into LZ4, so none is copied).
-    let (decoded, decoded_report) =
-        robolog_mcap::recover(&damaged, Vec::new(), opts.compression(Compression::Lz4)).unwrap();
+    let (decoded, decoded_report) = robolog_mcap::recover(
+        damaged.clone(),
+        Vec::new(),
+        opts.compression(Compression::Lz4),
+    )
+    .unwrap();
     assert_eq!(decoded_report.chunks_copied, 0);
     assert_eq!(report.messages_recovered, decoded_report.messages_recovered);
     assert_eq!(

@@ -284,7 +284,7 @@ fn a_ratified_only_reader_rejects_draft_files_clearly() {
 #[test]
 fn draft_files_convert_to_valid_ratified_files() {
     for (name, data) in variants() {
-        let (out, report) = recover(&data, Vec::new(), WriteOptions::default()).unwrap();
+        let (out, report) = recover(data.clone(), Vec::new(), WriteOptions::default()).unwrap();
         assert!(report.draft);
         assert_eq!(report.messages_recovered, 50, "{name}");
         assert!(report.damage.is_empty(), "{name}: {:?}", report.damage);

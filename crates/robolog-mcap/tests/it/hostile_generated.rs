@@ -12,8 +12,12 @@ fn committed_files_are_what_the_generator_writes() {
 #[test]
 fn recovery_keeps_the_message_of_the_decompression_bomb() {
     let bytes = robolog_testkit::testdata::read("bad/mcap/zstd-bomb.mcap");
-    let (out, report) =
-        robolog_mcap::recover(&bytes, Vec::new(), robolog_mcap::WriteOptions::default()).unwrap();
+    let (out, report) = robolog_mcap::recover(
+        bytes.clone(),
+        Vec::new(),
+        robolog_mcap::WriteOptions::default(),
+    )
+    .unwrap();
     assert_eq!(
         (
             report.messages_recovered,

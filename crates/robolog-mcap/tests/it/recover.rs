@@ -27,7 +27,7 @@ fn read_back(out: Vec<u8>) -> McapReader {
 #[test]
 fn truncated_sample_recovers_every_complete_message_attachment_and_metadata() {
     let (out, report) = recover(
-        &sample("demo-zstd-truncated.mcap"),
+        sample("demo-zstd-truncated.mcap"),
         Vec::new(),
         WriteOptions::default(),
     )
@@ -74,7 +74,7 @@ fn truncated_sample_recovers_every_complete_message_attachment_and_metadata() {
 #[test]
 fn intact_files_recover_losslessly() {
     for name in ["demo-zstd.mcap", "demo-lz4.mcap", "demo-unchunked.mcap"] {
-        let (out, report) = recover(&sample(name), Vec::new(), WriteOptions::default()).unwrap();
+        let (out, report) = recover(sample(name), Vec::new(), WriteOptions::default()).unwrap();
         assert!(report.is_lossless(), "{name}: {report:?}");
         assert_eq!(report.messages_recovered, 300);
         let reader = read_back(out);
@@ -117,7 +117,7 @@ fn a_corrupt_chunk_loses_only_its_own_messages() {
     for b in &mut data[at..at + 16] {
         *b ^= 0x5A;
     }
-    let (out, report) = recover(&data, Vec::new(), WriteOptions::default()).unwrap();
+    let (out, report) = recover(data.clone(), Vec::new(), WriteOptions::default()).unwrap();
     assert!(!report.is_lossless());
     assert!(
         report.damage.iter().any(|d| d.offset == Some(chunks[3])),
@@ -152,7 +152,7 @@ fn a_corrupt_chunk_length_is_skipped_and_reading_resumes() {
     // The length of the second chunk now points far past the end of the file.
     let at = chunks[1] as usize + 1;
     data[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    let (out, report) = recover(&data, Vec::new(), WriteOptions::default()).unwrap();
+    let (out, report) = recover(data.clone(), Vec::new(), WriteOptions::default()).unwrap();
     assert_eq!(report.chunks_recovered, 9, "{report:?}");
     assert!(report.messages_recovered >= 270, "{report:?}");
     assert_eq!(report.attachments_recovered, 1);
@@ -213,8 +213,12 @@ fn truncation_sweep() {
             }
             // Recovery keeps at least what streaming saw, into a valid file.
             if cut >= 8 {
-                let (out, report) = recover(prefix, Vec::new(), WriteOptions::default())
-                    .map_err(|e| format!("recover: {e}"))?;
+                let (out, report) = recover(
+                    Bytes::copy_from_slice(prefix),
+                    Vec::new(),
+                    WriteOptions::default(),
+                )
+                .map_err(|e| format!("recover: {e}"))?;
                 if report.messages_recovered < streamed {
                     return Err(format!(
                         "recovered {} < streamed {streamed}",
@@ -243,7 +247,12 @@ fn complete_messages_of_a_partly_written_chunk_are_saved() {
     let (streamed, error) = streamed_messages(prefix);
     assert!(error.unwrap().is_truncation());
 
-    let (out, report) = recover(prefix, Vec::new(), WriteOptions::default()).unwrap();
+    let (out, report) = recover(
+        Bytes::copy_from_slice(prefix),
+        Vec::new(),
+        WriteOptions::default(),
+    )
+    .unwrap();
     assert!(report.truncated);
     assert_eq!(report.chunks_partial, 1, "{report:?}");
     assert!(

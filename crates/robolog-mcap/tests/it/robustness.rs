@@ -42,7 +42,11 @@ fn exercise(data: &[u8]) {
         }
     }
     let _ = check(data);
-    let _ = recover(data, Vec::new(), WriteOptions::default());
+    let _ = recover(
+        Bytes::copy_from_slice(data),
+        Vec::new(),
+        WriteOptions::default(),
+    );
 }
 
 proptest! {

@@ -309,7 +309,7 @@ fn killed<W: Write + Seek>(
     drop(w);
     let mut file = out.0.borrow().get_ref().clone();
     file.truncate(file.len() - cut);
-    let (recovered, report) = robolog_mcap::recover(&file, Vec::new(), opts).unwrap();
+    let (recovered, report) = robolog_mcap::recover(file.clone(), Vec::new(), opts).unwrap();
     let reader = McapReader::open(Bytes::from(recovered)).unwrap();
     let sequences: Vec<u32> = reader
         .messages()
