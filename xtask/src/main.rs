@@ -8,7 +8,8 @@
 //!   from git checkouts of the ROS 2 repositories (`--check`: fail when the committed bundles
 //!   are inconsistent, or differ from the sources when those are given).
 //! - `bench`: robolog against the `mcap` and `rosbag` crates on synthetic workloads, with the
-//!   machine's limits, as one table (`--quick`: under 3 minutes on 2 cores).
+//!   machine's limits, as one table (`--quick`: under 3 minutes on 2 cores); `--decoding` and
+//!   `--columnar` measure message decoding and Parquet export/SQL against their own peers.
 
 // The benchmark maps its input files, as the peers do (`bench::ops`); nothing else is unsafe.
 #![deny(unsafe_code)]
@@ -67,6 +68,12 @@ enum Task {
     /// One machine-limit measurement in a child process (used by `bench`).
     #[command(hide = true)]
     BenchLimit(bench::LimitArgs),
+    /// Decode every message of a log with the facade (the baseline of `bench --columnar`).
+    #[command(hide = true)]
+    BenchDecode {
+        /// The log.
+        input: PathBuf,
+    },
 }
 
 fn workspace_root() -> PathBuf {
@@ -105,6 +112,7 @@ fn main() -> ExitCode {
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
         Task::BenchRun(args) => bench::run_child(&args),
         Task::BenchLimit(args) => bench::limit_child(&args),
+        Task::BenchDecode { input } => bench::decode_all(&input),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,11 +18,13 @@ use std::fs;
 use std::hint::black_box;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use robolog_framing::AtomicFile;
 use robolog_mcap::{Compression, Message, WriteOptions, Writer};
+
+use super::process::{Run, time_commands};
 
 #[path = "../../../crates/robolog-cdr/benches/support/fixed.rs"]
 mod fixed;
@@ -36,7 +38,7 @@ mod messages;
 const IMU_ROS1: &str = include_str!("../../../testdata/msg/sensor_msgs_Imu.msgdef");
 
 /// How many Imu messages the cat files hold.
-fn imu_count(quick: bool) -> usize {
+pub(super) fn imu_count(quick: bool) -> usize {
     if quick { 20_000 } else { 200_000 }
 }
 
@@ -194,28 +196,58 @@ type Encode<'a> = &'a dyn Fn(usize, &mut Vec<u8>) -> Result<(), String>;
 fn cat_files(root: &Path, quick: bool) -> Result<(PathBuf, PathBuf), String> {
     let count = imu_count(quick);
     let dir = root.join("target/bench-data/decoding");
-    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let ros1 = dir.join(format!("imu-ros1-{count}.mcap"));
-    let cdr = dir.join(format!("imu-cdr-{count}.mcap"));
-    if ros1.exists() && cdr.exists() {
-        return Ok((ros1, cdr));
+    Ok((
+        imu_file(&dir, count, ImuEncoding::Ros1, Compression::None)?,
+        imu_file(&dir, count, ImuEncoding::Cdr, Compression::None)?,
+    ))
+}
+
+/// How the messages of an Imu file are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ImuEncoding {
+    /// ROS 1 (`ros1`, `ros1msg` schema).
+    Ros1,
+    /// ROS 2 (`cdr`, `ros2msg` schema).
+    Cdr,
+}
+
+/// The first message's log time; one message every 5 ms (200 Hz) after it.
+pub(super) const IMU_START_NS: u64 = 1_700_000_000_000_000_000;
+/// The time between two Imu messages.
+pub(super) const IMU_PERIOD_NS: u64 = 5_000_000;
+
+/// Writes, unless it exists, an MCAP file in `dir` of `count` `sensor_msgs/Imu` messages on
+/// `/imu` at 200 Hz from [`IMU_START_NS`], with chunks compressed by `compression`; returns its
+/// path. The values change from message to message, as a real IMU's do.
+pub(super) fn imu_file(
+    dir: &Path,
+    count: usize,
+    encoding: ImuEncoding,
+    compression: Compression,
+) -> Result<PathBuf, String> {
+    fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let kind = match encoding {
+        ImuEncoding::Ros1 => "ros1",
+        ImuEncoding::Cdr => "cdr",
+    };
+    let codec = match compression {
+        Compression::None => String::new(),
+        other => format!("{}-", other.name()),
+    };
+    let path = dir.join(format!("imu-{kind}-{codec}{count}.mcap"));
+    if path.exists() {
+        return Ok(path);
     }
-    let ros1_plan =
-        robolog_ros1::Plan::from_bundle("sensor_msgs/Imu", IMU_ROS1).map_err(|e| e.to_string())?;
-    let cdr_definition = messages::imu_definition();
-    let cdr_plan = robolog_cdr::Plan::from_bundle("sensor_msgs/msg/Imu", &cdr_definition)
-        .map_err(|e| e.to_string())?;
-    let write = |path: &Path,
-                 encoding: &str,
+    let write = |encoding: &str,
                  schema_encoding: &str,
                  name: &str,
                  definition: &str,
                  encode: Encode<'_>|
      -> Result<(), String> {
         let err = |e: &dyn std::fmt::Display| format!("writing {}: {e}", path.display());
-        let file = AtomicFile::create(path).map_err(|e| err(&e))?;
+        let file = AtomicFile::create(&path).map_err(|e| err(&e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        let options = WriteOptions::new().compression(Compression::None);
+        let options = WriteOptions::new().compression(compression);
         let mut writer = Writer::new(&mut out, options).map_err(|e| err(&e))?;
         let schema = writer
             .register_schema(name, schema_encoding, definition.as_bytes())
@@ -227,7 +259,7 @@ fn cat_files(root: &Path, quick: bool) -> Result<(PathBuf, PathBuf), String> {
         for i in 0..count {
             buf.clear();
             encode(i, &mut buf)?;
-            let time = 1_700_000_000_000_000_000 + i as u64 * 5_000_000;
+            let time = IMU_START_NS + i as u64 * IMU_PERIOD_NS;
             writer
                 .write_message(&Message {
                     channel_id: channel,
@@ -243,180 +275,85 @@ fn cat_files(root: &Path, quick: bool) -> Result<(PathBuf, PathBuf), String> {
         let file = out.into_inner().map_err(|e| err(&e.error()))?;
         file.commit().map_err(|e| err(&e))
     };
-    // Values that change from message to message, as a real IMU's do.
     let value = |i: usize, k: usize| ((i * 7 + k * 13) % 1000) as f64 * 0.001 - 0.5;
-    write(
-        &ros1,
-        "ros1",
-        "ros1msg",
-        "sensor_msgs/Imu",
-        IMU_ROS1,
-        &|i, buf| {
-            use robolog_ros1::{PrimitiveArray, Time, Tree, Value};
-            let covariance = robolog_ros1::le_bytes(&[0.01f64; 9]);
-            let mut tree = Tree::new();
-            let header = tree.push_message([
-                Value::UInt32(i as u32),
-                Value::Time(Time {
-                    secs: 1_700_000_000 + (i / 200) as u32,
-                    nsecs: (i % 200) as u32 * 5_000_000,
-                }),
-                Value::String(b"imu_link"),
-            ]);
-            let orientation = tree.push_message([0.0, 0.0, value(i, 1), 1.0].map(Value::Float64));
-            let angular =
-                tree.push_message([value(i, 2), value(i, 3), value(i, 4)].map(Value::Float64));
-            let linear = tree.push_message([value(i, 5), value(i, 6), 9.81].map(Value::Float64));
-            let covariance = Value::Array(PrimitiveArray::of::<f64>(&covariance).ok_or("array")?);
-            tree.set_root_fields([
-                header,
-                orientation,
-                covariance,
-                angular,
-                covariance,
-                linear,
-                covariance,
-            ]);
-            ros1_plan.encode_into(&tree, buf).map_err(|e| e.to_string())
-        },
-    )?;
-    write(
-        &cdr,
-        "cdr",
-        "ros2msg",
-        "sensor_msgs/msg/Imu",
-        &cdr_definition,
-        &|i, buf| {
-            use robolog_cdr::{Encapsulation, PrimitiveArray, Tree, Value};
-            let covariance = robolog_cdr::le_bytes(&[0.01f64; 9]);
-            let mut tree = Tree::new();
-            let stamp = tree.push_message([
-                Value::Int32(1_700_000_000 + (i / 200) as i32),
-                Value::UInt32((i % 200) as u32 * 5_000_000),
-            ]);
-            let header = tree.push_message([stamp, Value::String(b"imu_link")]);
-            let orientation = tree.push_message([0.0, 0.0, value(i, 1), 1.0].map(Value::Float64));
-            let angular =
-                tree.push_message([value(i, 2), value(i, 3), value(i, 4)].map(Value::Float64));
-            let linear = tree.push_message([value(i, 5), value(i, 6), 9.81].map(Value::Float64));
-            let covariance = Value::Array(PrimitiveArray::of::<f64>(&covariance).ok_or("array")?);
-            tree.set_root_fields([
-                header,
-                orientation,
-                covariance,
-                angular,
-                covariance,
-                linear,
-                covariance,
-            ]);
-            cdr_plan
-                .encode_into(&tree, Encapsulation::CdrLe, buf)
-                .map_err(|e| e.to_string())
-        },
-    )?;
-    Ok((ros1, cdr))
-}
-
-/// One run of a command: wall and CPU seconds, peak resident memory.
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    wall: f64,
-    cpu: f64,
-    peak_mb: f64,
-}
-
-/// The CPU seconds of this process's reaped children (`cutime` + `cstime` of
-/// `/proc/self/stat`, in the kernel's fixed 100 ticks per second).
-fn children_cpu_seconds() -> Result<f64, String> {
-    let stat = fs::read_to_string("/proc/self/stat").map_err(|e| e.to_string())?;
-    // The fields after the command name, which is in parentheses and may hold spaces.
-    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // cutime and cstime are fields 16 and 17 of the file, 14 and 15 after the name.
-    let ticks = |i: usize| -> Result<f64, String> {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .ok_or_else(|| "no cutime/cstime in /proc/self/stat".to_owned())
-    };
-    Ok((ticks(13)? + ticks(14)?) / 100.0)
-}
-
-/// `VmHWM` of a running process in MB (0 once it has exited).
-fn peak_mb(pid: u32) -> f64 {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
-/// Runs `command` with stdout to /dev/null. The peak memory is sampled every millisecond while
-/// it runs (`VmHWM` only grows, so only growth in its last millisecond is missed).
-fn run_once(command: &[String]) -> Result<Run, String> {
-    let cpu_before = children_cpu_seconds()?;
-    let start = Instant::now();
-    let mut child = Command::new(&command[0])
-        .args(&command[1..])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", command[0]))?;
-    let mut peak = 0.0f64;
-    let status = loop {
-        peak = peak.max(peak_mb(child.id()));
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
+    match encoding {
+        ImuEncoding::Ros1 => {
+            let plan = robolog_ros1::Plan::from_bundle("sensor_msgs/Imu", IMU_ROS1)
+                .map_err(|e| e.to_string())?;
+            write("ros1", "ros1msg", "sensor_msgs/Imu", IMU_ROS1, &|i, buf| {
+                use robolog_ros1::{PrimitiveArray, Time, Tree, Value};
+                let covariance = robolog_ros1::le_bytes(&[0.01f64; 9]);
+                let mut tree = Tree::new();
+                let header = tree.push_message([
+                    Value::UInt32(i as u32),
+                    Value::Time(Time {
+                        secs: 1_700_000_000 + (i / 200) as u32,
+                        nsecs: (i % 200) as u32 * 5_000_000,
+                    }),
+                    Value::String(b"imu_link"),
+                ]);
+                let orientation =
+                    tree.push_message([0.0, 0.0, value(i, 1), 1.0].map(Value::Float64));
+                let angular =
+                    tree.push_message([value(i, 2), value(i, 3), value(i, 4)].map(Value::Float64));
+                let linear =
+                    tree.push_message([value(i, 5), value(i, 6), 9.81].map(Value::Float64));
+                let covariance =
+                    Value::Array(PrimitiveArray::of::<f64>(&covariance).ok_or("array")?);
+                tree.set_root_fields([
+                    header,
+                    orientation,
+                    covariance,
+                    angular,
+                    covariance,
+                    linear,
+                    covariance,
+                ]);
+                plan.encode_into(&tree, buf).map_err(|e| e.to_string())
+            })?;
         }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    };
-    let wall = start.elapsed().as_secs_f64();
-    let cpu = children_cpu_seconds()? - cpu_before;
-    if !status.success() {
-        let mut stderr = String::new();
-        if let Some(mut pipe) = child.stderr.take() {
-            std::io::Read::read_to_string(&mut pipe, &mut stderr).map_err(|e| e.to_string())?;
-        }
-        return Err(format!("{} failed ({status}): {stderr}", command.join(" ")));
-    }
-    Ok(Run {
-        wall,
-        cpu,
-        peak_mb: peak,
-    })
-}
-
-/// The median run (by wall time) of each command, run alternately `rounds` times after one
-/// warm-up run each (the page cache and the binaries); `None` for a command that failed.
-fn time_commands(commands: &[Vec<String>], rounds: usize) -> Vec<Option<Run>> {
-    let mut runs: Vec<Vec<Run>> = vec![Vec::new(); commands.len()];
-    let mut failed = vec![false; commands.len()];
-    for round in 0..=rounds {
-        for (i, command) in commands.iter().enumerate() {
-            if failed[i] {
-                continue;
-            }
-            match run_once(command) {
-                Ok(run) if round > 0 => runs[i].push(run),
-                Ok(_) => {}
-                Err(e) => {
-                    eprintln!("bench: {e}");
-                    failed[i] = true;
-                }
-            }
+        ImuEncoding::Cdr => {
+            let definition = messages::imu_definition();
+            let plan = robolog_cdr::Plan::from_bundle("sensor_msgs/msg/Imu", &definition)
+                .map_err(|e| e.to_string())?;
+            write(
+                "cdr",
+                "ros2msg",
+                "sensor_msgs/msg/Imu",
+                &definition,
+                &|i, buf| {
+                    use robolog_cdr::{Encapsulation, PrimitiveArray, Tree, Value};
+                    let covariance = robolog_cdr::le_bytes(&[0.01f64; 9]);
+                    let mut tree = Tree::new();
+                    let stamp = tree.push_message([
+                        Value::Int32(1_700_000_000 + (i / 200) as i32),
+                        Value::UInt32((i % 200) as u32 * 5_000_000),
+                    ]);
+                    let header = tree.push_message([stamp, Value::String(b"imu_link")]);
+                    let orientation =
+                        tree.push_message([0.0, 0.0, value(i, 1), 1.0].map(Value::Float64));
+                    let angular = tree
+                        .push_message([value(i, 2), value(i, 3), value(i, 4)].map(Value::Float64));
+                    let linear =
+                        tree.push_message([value(i, 5), value(i, 6), 9.81].map(Value::Float64));
+                    let covariance =
+                        Value::Array(PrimitiveArray::of::<f64>(&covariance).ok_or("array")?);
+                    tree.set_root_fields([
+                        header,
+                        orientation,
+                        covariance,
+                        angular,
+                        covariance,
+                        linear,
+                        covariance,
+                    ]);
+                    plan.encode_into(&tree, Encapsulation::CdrLe, buf)
+                        .map_err(|e| e.to_string())
+                },
+            )?;
         }
     }
-    runs.into_iter()
-        .zip(failed)
-        .map(|(mut r, failed)| {
-            if failed || r.is_empty() {
-                return None;
-            }
-            r.sort_by(|a, b| a.wall.total_cmp(&b.wall));
-            Some(r[r.len() / 2])
-        })
-        .collect()
+    Ok(path)
 }
 
 fn micros(seconds: f64) -> String {

@@ -6,12 +6,14 @@
 //! memory. Ours and the peer alternate, round after round, and the table shows medians.
 
 mod child;
+mod columnar;
 mod convert;
 mod decoding;
 mod files;
 mod limits;
 mod machine;
 mod ops;
+mod process;
 mod workload;
 
 use std::collections::BTreeMap;
@@ -21,6 +23,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 pub(crate) use child::{LimitArgs, RunArgs, limit as limit_child, run as run_child};
+pub(crate) use columnar::decode_all;
 use files::{DataFile, Totals, Variant};
 use limits::Limit;
 use ops::{Op, Side};
@@ -57,6 +60,11 @@ pub(crate) struct BenchArgs {
     /// `ROBOLOG_BENCH_MCAP_CLI`); see `bench/decoding.rs`.
     #[arg(long)]
     decoding: bool,
+    /// Measure Parquet export and SQL instead of the files: `robolog export` against
+    /// transmcap (whose path is `ROBOLOG_BENCH_TRANSMCAP`) and against decoding the same
+    /// messages, `robolog sql` over a short time range of two logs; see `bench/columnar.rs`.
+    #[arg(long, conflicts_with = "decoding")]
+    columnar: bool,
 }
 
 /// Runs the benchmark; in a debug build, rebuilds and re-runs itself in release mode first.
@@ -70,8 +78,12 @@ pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
                 .args(passed),
         );
     }
-    if args.decoding {
-        let report = decoding::run(root, args.quick)?;
+    if args.decoding || args.columnar {
+        let report = if args.decoding {
+            decoding::run(root, args.quick)?
+        } else {
+            columnar::run(root, args.quick)?
+        };
         println!("{report}");
         if let Some(out) = &args.out {
             std::fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
