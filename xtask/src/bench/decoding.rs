@@ -19,7 +19,6 @@ use std::hint::black_box;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use robolog_framing::AtomicFile;
 use robolog_mcap::{Compression, Message, WriteOptions, Writer};
