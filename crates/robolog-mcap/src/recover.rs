@@ -592,7 +592,11 @@ impl<W: Write> Recovery<'_, '_, W> {
         if !partial
             && !unverified
             && self.copy_as == Some(chunk.compression)
-            && let Some(copied) = self.copy_whole(&input[offset as usize..end], &buffer)?
+            && let Some(copied) = self.copy_whole(
+                &input[offset as usize..end],
+                &buffer,
+                (chunk.message_start_time, chunk.message_end_time),
+            )?
         {
             self.buffers.give(Bytes::from(buffer));
             self.report.messages_recovered += copied;
@@ -620,8 +624,15 @@ impl<W: Write> Recovery<'_, '_, W> {
     /// CRC) whole, with message indexes built from its records: the number of messages, or
     /// `None` when a record in it cannot be kept as it is (a schema or channel that conflicts
     /// with an earlier one, a message on an unknown channel, a record chunks may not hold);
-    /// then it is written record by record, which reports why.
-    fn copy_whole(&mut self, record: &[u8], records: &[u8]) -> Result<Option<u64>> {
+    /// then it is written record by record, which reports why. So it is too when the chunk's
+    /// declared time span (`declared`, start and end) is not its messages' (readers plan by
+    /// those times and would pass over messages outside them).
+    fn copy_whole(
+        &mut self,
+        record: &[u8],
+        records: &[u8],
+        declared: (u64, u64),
+    ) -> Result<Option<u64>> {
         let mut schemas = Vec::new();
         let mut channels = Vec::new();
         let mut indexes: std::collections::BTreeMap<u16, Vec<(u64, u64)>> = Default::default();
@@ -658,6 +669,12 @@ impl<W: Write> Recovery<'_, '_, W> {
                 }
                 _ => return Ok(None),
             }
+        }
+        let times = indexes.values().flatten().map(|&(time, _)| time);
+        if let (Some(start), Some(end)) = (times.clone().min(), times.max())
+            && (start, end) != declared
+        {
+            return Ok(None);
         }
         for s in schemas {
             self.writer.add_schema(&s)?;
