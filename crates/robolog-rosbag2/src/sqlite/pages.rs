@@ -268,14 +268,15 @@ impl<'a> Pages<'a> {
 
     /// A table leaf cell: its rowid and whole payload (overflow pages followed).
     fn table_leaf_cell(&self, page: &'a [u8], at: usize) -> Option<(i64, Vec<u8>)> {
-        let (payload_len, a) = varint(page.get(at..)?)?;
-        let (rowid, b) = varint(page.get(at + a..)?)?;
-        let start = at + a + b;
-        let payload_len = usize::try_from(payload_len).ok()?;
+        let TableCell {
+            rowid,
+            start,
+            local,
+            len: payload_len,
+        } = table_cell(page, at, self.usable)?;
         let u = self.usable;
-        let local = table_local_len(u, payload_len);
         let mut out = Vec::with_capacity(local);
-        out.extend_from_slice(page.get(start..start + local)?);
+        out.extend_from_slice(&page[start..start + local]);
         if local < payload_len {
             // The rest is in a chain of overflow pages: at most as many as the file has.
             let mut next = be32(page.get(start + local..start + local + 4)?, 0)?;
@@ -291,7 +292,7 @@ impl<'a> Pages<'a> {
                 next = be32(overflow, 0)?;
             }
         }
-        Some((rowid as i64, out))
+        Some((rowid, out))
     }
 
     /// Every page that is a table leaf and not in `visited`.
@@ -303,9 +304,38 @@ impl<'a> Pages<'a> {
     }
 }
 
+/// Where a table leaf cell's parts lie in its page.
+pub(crate) struct TableCell {
+    pub(crate) rowid: i64,
+    /// Where the record payload starts.
+    pub(crate) start: usize,
+    /// Payload bytes in the page (`start..start + local`, checked to lie in it); the rest of
+    /// the `len` continues in overflow pages, the first named by the 4 bytes after them.
+    pub(crate) local: usize,
+    /// The whole payload's length.
+    pub(crate) len: usize,
+}
+
+/// The table leaf cell at `at` of `page` (`usable` bytes a page): `None` when its header or its
+/// local payload does not fit the page.
+pub(crate) fn table_cell(page: &[u8], at: usize, usable: usize) -> Option<TableCell> {
+    let (len, a) = varint(page.get(at..)?)?;
+    let (rowid, b) = varint(page.get(at + a..)?)?;
+    let start = at + a + b;
+    let len = usize::try_from(len).ok()?;
+    let local = table_local_len(usable, len);
+    page.get(start..start.checked_add(local)?)?;
+    Some(TableCell {
+        rowid: rowid as i64,
+        start,
+        local,
+        len,
+    })
+}
+
 /// How many bytes of a table leaf cell's payload of `len` bytes lie in its page (`usable`
 /// bytes a page), the rest continuing in overflow pages.
-pub(crate) fn table_local_len(usable: usize, len: usize) -> usize {
+fn table_local_len(usable: usize, len: usize) -> usize {
     let x = usable - 35;
     if len <= x {
         return len;

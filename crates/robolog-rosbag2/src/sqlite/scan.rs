@@ -18,7 +18,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::mpsc::SyncSender;
 
-use super::pages::{Value, be32, cell_offsets, parse_record, table_local_len, varint};
+use super::pages::{TableCell, Value, be32, cell_offsets, parse_record, table_cell, varint};
 use super::read::{Batch, Batcher};
 use crate::error::{Error, Result};
 use crate::storage::FileQuery;
@@ -425,16 +425,13 @@ impl<'p> PageFile<'p> {
         let usable = self.usable;
         let count = self.count;
         let page = self.page(n)?;
-        let cell = || -> Option<(i64, usize, usize, usize)> {
-            let (len, a) = varint(page.get(at..)?)?;
-            let (rowid, b) = varint(page.get(at + a..)?)?;
-            let start = at + a + b;
-            let len = usize::try_from(len).ok()?;
-            let local = table_local_len(usable, len);
-            page.get(start..start.checked_add(local)?)?;
-            Some((rowid as i64, start, local, len))
-        };
-        let Some((rowid, start, local, len)) = cell() else {
+        let Some(TableCell {
+            rowid,
+            start,
+            local,
+            len,
+        }) = table_cell(page, at, usable)
+        else {
             return Ok(None);
         };
         if local == len {
