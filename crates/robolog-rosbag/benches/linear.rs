@@ -21,12 +21,21 @@ use robolog_rosbag::{Bag, Bytes, ChunkCompression, Order, StreamReader, WriteOpt
 fn unindexed(compression: ChunkCompression) -> Vec<u8> {
     let options = WriteOptions::new().compression(compression);
     let mut writer = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
-    let topics = [("/imu", 320usize, 1u64), ("/scan", 4400, 4), ("/image", 60_000, 40)];
+    let topics = [
+        ("/imu", 320usize, 1u64),
+        ("/scan", 4400, 4),
+        ("/image", 60_000, 40),
+    ];
     let conns: Vec<u32> = topics
         .iter()
         .map(|(topic, _, _)| {
             writer
-                .add_connection(topic, "std_msgs/Bytes", "0123456789abcdef0123456789abcdef", "")
+                .add_connection(
+                    topic,
+                    "std_msgs/Bytes",
+                    "0123456789abcdef0123456789abcdef",
+                    "",
+                )
                 .unwrap()
         })
         .collect();
@@ -69,7 +78,12 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("scan", name), &bag, |b, bag| {
             b.iter(|| {
                 let bag = Bag::open(bag.clone()).unwrap();
-                let n = bag.messages().order(Order::File).threads(0).into_iter().count();
+                let n = bag
+                    .messages()
+                    .order(Order::File)
+                    .threads(0)
+                    .into_iter()
+                    .count();
                 black_box(n)
             });
         });

@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::format::framing::view_record;
 use crate::format::records::{Header, parse_header};
 use crate::format::time::RosTime;
+use crate::linear::IndexEntry;
 use crate::open::{BagData, ChunkEntry, ChunkIndex};
-use crate::scan::IndexEntry;
 
 /// A wanted message of a loaded chunk (or, in format 1.2, of the file): where its record and
 /// its payload are.

@@ -46,6 +46,7 @@ mod chunks;
 mod connection;
 mod error;
 mod format;
+mod linear;
 mod open;
 mod query;
 mod reindex;

@@ -14,8 +14,9 @@ use crate::error::{Error, RecordKind, Result};
 use crate::format::framing::{read_record, view_record};
 use crate::format::records::{CHUNK_INFO_HEADER_LEN, Header, parse_header};
 use crate::format::version::{Version, parse_version_line};
+use crate::linear::{IndexEntry, counts_in_order};
 use crate::query::Query;
-use crate::scan::{IndexEntry, ScanOptions, counts_in_order, scan};
+use crate::scan::{ScanOptions, scan};
 use crate::summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary, compression_stats};
 use crate::v12::{V12Message, read_v12};
 

@@ -1,20 +1,21 @@
 //! Reading a bag from a stream (a pipe, stdin, a file still being written) without seeking:
 //! every message in file order, including those of an unindexed, unterminated or cut bag, with
-//! a report of what was damaged.
+//! a report of what was damaged. A 2.0 bag is read by the rules of [`crate::linear`], which
+//! the in-memory scan follows too, fed from a read-ahead buffer.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use robolog_framing::{Bytes, Problem, ProblemKind, StreamError, read_exact_bounded};
+use robolog_framing::{Bytes, LengthBound, Problem, check_len};
 
-use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker, decode_chunk, salvage_chunk};
+use crate::chunk::{ChunkCompression, InnerRecord, InnerWalker};
 use crate::connection::Connection;
 use crate::error::{Error, RecordKind, Result};
 use crate::format::records::{Header, parse_header};
 use crate::format::v12::{V12Header, parse_v12_header};
 use crate::format::version::{MAX_LINE, Version, parse_version_line};
+use crate::linear::{Body, ChunkRead, Frame, Head, Linear, Tally, zero_run};
 use crate::query::{Message, Position};
-use crate::scan::walk;
 use crate::v12::V12Definitions;
 
 /// How a [`StreamReader`] treats its input.
@@ -46,9 +47,14 @@ impl StreamOptions {
         self
     }
 
-    /// With recovery on (the default), damage ends the stream and is described in
-    /// [`StreamReader::report`]; the complete messages before it, including those of a cut or
-    /// unterminated chunk, are returned. With it off, damage is an error.
+    /// With recovery on (the default), damage is described in [`StreamReader::report`], by
+    /// the rules the in-memory scan of an unindexed bag ([`Bag::open`](crate::Bag::open),
+    /// [`reindex`](crate::reindex) in salvage mode) follows, so both report the same problems at
+    /// the same offsets: runs of zero bytes between records are skipped; a corrupt chunk gives
+    /// its complete records and reading goes on after it; a chunk with an unknown compression
+    /// is skipped; a cut or unterminated chunk gives its complete records and ends the stream;
+    /// other damage ends it, and the rest of the input is then read (not kept) to count the
+    /// bytes lost. With recovery off, the first damage is an error.
     pub fn recover(mut self, recover: bool) -> Self {
         self.recover = recover;
         self
@@ -74,62 +80,132 @@ pub struct StreamReport {
     pub clean_end: bool,
 }
 
-/// Counts the bytes read.
+/// The input, with the bytes read ahead of the reader.
 #[derive(Debug)]
 struct Source<R> {
     inner: R,
-    pos: u64,
+    buf: Vec<u8>,
+    /// The first byte of `buf` not yet consumed.
+    start: usize,
+    /// Offset of the byte after the last one read from `inner`.
+    read: u64,
+    eof: bool,
 }
 
-impl<R: Read> Read for Source<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
+/// How much is read at a time ahead of a record head.
+const READ_AHEAD: usize = 64 << 10;
 
 impl<R: Read> Source<R> {
-    /// Reads up to `buf.len()` bytes, stopping early only at the end of the stream.
-    fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
-        let mut got = 0;
-        while got < buf.len() {
-            match self.read(&mut buf[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(source) => {
-                    return Err(Error::Read {
-                        offset: self.pos,
-                        source,
-                    });
-                }
-            }
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            buf: Vec::new(),
+            start: 0,
+            read: 0,
+            eof: false,
         }
-        Ok(got)
     }
 
-    fn read_exact(
-        &mut self,
-        len: u64,
-        limit: u64,
-        what: &'static str,
-        buf: &mut Vec<u8>,
-    ) -> Result<()> {
-        let offset = self.pos;
-        read_exact_bounded(self, len, limit, offset, what, buf).map_err(|e| match e {
-            StreamError::Framing(source) => Error::framing(RecordKind::Record, source),
-            StreamError::Io { offset, source, .. } => Error::Read { offset, source },
-        })
+    /// The bytes held, from [`Source::pos`] on.
+    fn held(&self) -> &[u8] {
+        &self.buf[self.start..]
+    }
+
+    /// Offset of the first byte held.
+    fn pos(&self) -> u64 {
+        self.read - (self.buf.len() - self.start) as u64
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.buf.len());
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        }
+    }
+
+    fn io_error(&self, source: io::Error) -> Error {
+        Error::Read {
+            offset: self.read,
+            source,
+        }
+    }
+
+    /// Holds at least `n` bytes, unless the input ends first. Memory grows with the bytes that
+    /// arrive, not with `n`.
+    fn fill(&mut self, n: usize) -> Result<()> {
+        while self.buf.len() - self.start < n && !self.eof {
+            if self.start > 0 {
+                self.buf.drain(..self.start);
+                self.start = 0;
+            }
+            let have = self.buf.len();
+            self.buf.resize(have + READ_AHEAD, 0);
+            let got = loop {
+                match self.inner.read(&mut self.buf[have..]) {
+                    Ok(got) => break got,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.buf.truncate(have);
+                        return Err(self.io_error(e));
+                    }
+                }
+            };
+            self.buf.truncate(have + got);
+            self.read += got as u64;
+            self.eof = got == 0;
+        }
+        Ok(())
+    }
+
+    /// Up to `len` bytes: fewer only if the input ends first.
+    fn take(&mut self, len: u64) -> Result<Vec<u8>> {
+        let held = self
+            .held()
+            .len()
+            .min(usize::try_from(len).unwrap_or(usize::MAX));
+        let mut data = Vec::with_capacity(held.max(usize::try_from(len).unwrap_or(0).min(UPFRONT)));
+        data.extend_from_slice(&self.held()[..held]);
+        self.consume(held);
+        let rest = len - held as u64;
+        if rest > 0 && !self.eof {
+            let got = (&mut self.inner)
+                .take(rest)
+                .read_to_end(&mut data)
+                .map_err(|e| self.io_error(e))?;
+            self.read += got as u64;
+            self.eof = (got as u64) < rest;
+        }
+        Ok(data)
+    }
+
+    /// Skips up to `len` bytes without holding them; returns how many there were.
+    fn skip(&mut self, len: u64) -> Result<u64> {
+        let held = self
+            .held()
+            .len()
+            .min(usize::try_from(len).unwrap_or(usize::MAX));
+        self.consume(held);
+        let rest = len - held as u64;
+        let mut skipped = held as u64;
+        if rest > 0 && !self.eof {
+            let got = io::copy(&mut (&mut self.inner).take(rest), &mut io::sink())
+                .map_err(|e| self.io_error(e))?;
+            self.read += got;
+            self.eof = got < rest;
+            skipped += got;
+        }
+        Ok(skipped)
+    }
+
+    /// Reads to the end of the input; returns the count of bytes there were.
+    fn drain(&mut self) -> Result<u64> {
+        self.skip(u64::MAX)
     }
 }
 
-/// One record read from the stream.
-struct RawRecord {
-    offset: u64,
-    header: Vec<u8>,
-    data_len: u32,
-}
+/// What a bounded read reserves before the bytes arrive.
+const UPFRONT: usize = 1 << 20;
 
 /// Reads a bag (2.0 or 1.2) from any `Read`, in file order.
 ///
@@ -153,7 +229,8 @@ pub struct StreamReader<R: Read> {
     source: Source<R>,
     version: Version,
     options: StreamOptions,
-    connections: BTreeMap<u32, Connection>,
+    /// The rules of a 2.0 bag's records, with its connections.
+    linear: Linear,
     v12: V12Definitions,
     pending: VecDeque<Message>,
     report: StreamReport,
@@ -169,34 +246,25 @@ impl<R: Read> StreamReader<R> {
 
     /// Starts reading with `options`.
     pub fn with_options(input: R, options: StreamOptions) -> Result<Self> {
-        let mut source = Source {
-            inner: input,
-            pos: 0,
-        };
-        let mut line = Vec::with_capacity(MAX_LINE);
-        let mut byte = [0u8; 1];
-        while line.len() < MAX_LINE && source.fill(&mut byte)? == 1 {
-            line.push(byte[0]);
-            if byte[0] == b'\n' {
-                break;
-            }
-        }
-        let (version, _) = parse_version_line(&line)?;
+        let mut source = Source::new(input);
+        source.fill(MAX_LINE)?;
+        let (version, line_len) = parse_version_line(source.held())?;
+        source.consume(line_len);
         let mut reader = Self {
             source,
             version,
+            linear: Linear::new(0, options.recover, options.max_record_size),
             options,
-            connections: BTreeMap::new(),
             v12: V12Definitions::default(),
             pending: VecDeque::new(),
             report: StreamReport::default(),
             done: false,
         };
         if version == Version::V2_0 {
-            let record = reader
-                .read_record()?
-                .ok_or_else(|| cut(13, "file header", 4, 0))?;
-            match parse_header(&record.header, record.offset + 4)? {
+            let (offset, header, data_len) = reader
+                .read_head()?
+                .ok_or_else(|| cut(line_len as u64, "file header", 4, 0))?;
+            match parse_header(&header, offset + 4)? {
                 Header::FileHeader(h) => {
                     if let Some(encryptor) = h.encryptor {
                         return Err(Error::Encrypted { encryptor });
@@ -205,12 +273,21 @@ impl<R: Read> StreamReader<R> {
                 other => {
                     return Err(Error::malformed(
                         RecordKind::FileHeader,
-                        record.offset,
+                        offset,
                         format!("expected the file header, found a {}", other.kind()),
                     ));
                 }
             }
-            reader.skip_data(u64::from(record.data_len))?;
+            let at = reader.source.pos();
+            let skipped = reader.source.skip(u64::from(data_len))?;
+            if skipped < u64::from(data_len) {
+                return Err(cut(at, "record data", u64::from(data_len), skipped));
+            }
+            reader.linear = Linear::new(
+                reader.source.pos(),
+                reader.options.recover,
+                reader.options.max_record_size,
+            );
         }
         Ok(reader)
     }
@@ -222,13 +299,16 @@ impl<R: Read> StreamReader<R> {
 
     /// The connections seen so far, by id.
     pub fn connections(&self) -> impl Iterator<Item = &Connection> {
-        self.connections.values().chain(self.v12.connections.iter())
+        self.linear
+            .connections()
+            .values()
+            .chain(self.v12.connections.iter())
     }
 
     /// The connection with this id, if it has been seen.
     pub fn connection(&self, id: u32) -> Option<&Connection> {
         match self.version {
-            Version::V2_0 => self.connections.get(&id),
+            Version::V2_0 => self.linear.connections().get(&id),
             Version::V1_2 => self.v12.connections.get(id as usize),
         }
     }
@@ -248,96 +328,194 @@ impl<R: Read> StreamReader<R> {
             if self.done {
                 return Ok(None);
             }
-            if let Err(e) = self.step() {
+            let stepped = match self.version {
+                Version::V2_0 => self.step_v20(),
+                Version::V1_2 => self.step_v12(),
+            };
+            self.add_tally();
+            if let Err(e) = stepped {
                 self.done = true;
                 return Err(e);
             }
         }
     }
 
-    /// Reads `header_len`, header and `data_len` of the next record. `None` at a clean end.
-    fn read_record(&mut self) -> Result<Option<RawRecord>> {
-        let offset = self.source.pos;
-        let mut len = [0u8; 4];
-        match self.source.fill(&mut len)? {
-            0 => return Ok(None),
-            4 => {}
-            n => return Err(cut(offset, "record header length", 4, n as u64)),
-        }
-        let mut header_len = u32::from_le_bytes(len);
-        if header_len == 0 && self.options.recover && offset > 13 {
-            // A run of zero bytes between records (the hole an old `rosbag reindex` left):
-            // skip to the next non-zero byte, which starts the next record.
-            let mut zeros = 4u64;
-            let mut byte = [0u8; 1];
-            loop {
-                if self.source.fill(&mut byte)? == 0 {
-                    self.report.problems.push(Problem::warning(
-                        ProblemKind::Malformed,
-                        offset,
-                        format!("the stream ends with {zeros} zero bytes"),
-                    ));
-                    return Ok(None);
-                }
-                if byte[0] != 0 {
-                    break;
-                }
-                zeros += 1;
-            }
-            self.report.problems.push(Problem::warning(
-                ProblemKind::Malformed,
-                offset,
-                format!("skipped {zeros} zero bytes between records"),
-            ));
-            len[0] = byte[0];
-            let got = self.source.fill(&mut len[1..])?;
-            if got < 3 {
-                return Err(cut(
-                    offset + zeros,
-                    "record header length",
-                    4,
-                    got as u64 + 1,
-                ));
-            }
-            header_len = u32::from_le_bytes(len);
-            let record_at = offset + zeros;
-            return self.finish_record(record_at, header_len).map(Some);
-        }
-        self.finish_record(offset, header_len).map(Some)
+    /// Moves what the 2.0 rules found into the report.
+    fn add_tally(&mut self) {
+        let Tally {
+            mut problems,
+            dropped_messages,
+            incomplete_records,
+            bytes_dropped,
+            salvaged_messages,
+        } = self.linear.take_tally();
+        let report = &mut self.report;
+        report.problems.append(&mut problems);
+        report.dropped_messages += dropped_messages;
+        report.incomplete_records += incomplete_records;
+        report.bytes_dropped += bytes_dropped;
+        report.salvaged_messages += salvaged_messages;
     }
 
-    fn finish_record(&mut self, offset: u64, header_len: u32) -> Result<RawRecord> {
-        let mut len = [0u8; 4];
-        let mut header = Vec::new();
-        self.source.read_exact(
-            u64::from(header_len),
-            self.options.max_record_size,
+    /// Reads the top-level records of a 2.0 bag up to the next chunk or the end.
+    fn step_v20(&mut self) -> Result<()> {
+        loop {
+            match self.linear.frame(self.source.held(), self.source.eof) {
+                Frame::Need(n) => self.source.fill(n)?,
+                Frame::Skip(n) => self.source.consume(n),
+                Frame::Indexed { .. } => {}
+                Frame::End => {
+                    self.done = true;
+                    self.report.clean_end = true;
+                    return Ok(());
+                }
+                Frame::Stop(stop) => {
+                    self.done = true;
+                    if !self.options.recover {
+                        return Err(stop.error);
+                    }
+                    let after = self.source.drain()?;
+                    self.linear.stopped(stop, after);
+                    return Ok(());
+                }
+                Frame::Record(head) => {
+                    self.source.consume(head.head_len);
+                    match &head.body {
+                        Body::Chunk {
+                            compression,
+                            to_end,
+                            ..
+                        } => {
+                            let len = if *to_end {
+                                self.linear.limit()
+                            } else {
+                                u64::from(head.data_len)
+                            };
+                            let compression = *compression;
+                            let data = Bytes::from(self.source.take(len)?);
+                            if let Some(read) = self.linear.chunk(&head, &data) {
+                                self.queue_chunk(&head, compression, read);
+                            }
+                            return Ok(());
+                        }
+                        Body::Connection { .. } => {
+                            let data = self.source.take(u64::from(head.data_len))?;
+                            self.linear.connection(&head, &data);
+                        }
+                        Body::Skip(_) => {
+                            let got = self.source.skip(u64::from(head.data_len))?;
+                            self.linear.skipped(&head, got);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Queues the messages of a chunk whose connection has been defined.
+    fn queue_chunk(&mut self, head: &Head, compression: ChunkCompression, read: ChunkRead) {
+        // Uncompressed chunks hold their records as they are in the file.
+        let base = (compression == ChunkCompression::None).then_some(head.data_offset());
+        let mut undefined = 0;
+        for entry in &read.entries {
+            if !self.linear.connections().contains_key(&entry.conn) {
+                undefined += 1;
+                continue;
+            }
+            let Ok((InnerRecord::Message { data, .. }, _)) =
+                InnerWalker::record_at(&read.content, entry.offset as usize)
+            else {
+                continue;
+            };
+            self.pending.push_back(Message {
+                conn: entry.conn,
+                time_ns: entry.time.to_ns(),
+                data: read.content.slice(data),
+                position: match base {
+                    Some(base) => Position::File(base + u64::from(entry.offset)),
+                    None => Position::Chunk {
+                        chunk: head.offset,
+                        offset: entry.offset,
+                    },
+                },
+            });
+        }
+        self.linear.undefined_connections(head.offset, undefined);
+    }
+
+    /// Reads a record's `header_len`, header and `data_len` (the 2.0 file header, 1.2
+    /// records): its offset, header and data length. `None` at the end of the input.
+    fn read_head(&mut self) -> Result<Option<(u64, Vec<u8>, u32)>> {
+        let offset = self.source.pos();
+        self.source.fill(4)?;
+        let held = self.source.held();
+        let [a, b, c, d, ..] = *held else {
+            return match held.len() {
+                0 => Ok(None),
+                n => Err(cut(offset, "record header length", 4, n as u64)),
+            };
+        };
+        let header_len = check_len(
+            u64::from(u32::from_le_bytes([a, b, c, d])),
+            LengthBound::Limit(self.options.max_record_size),
+            offset + 4,
             "record header",
-            &mut header,
-        )?;
-        let at = self.source.pos;
-        match self.source.fill(&mut len)? {
-            4 => {}
-            n => return Err(cut(at, "record data length", 4, n as u64)),
+        )
+        .map_err(|e| Error::framing(RecordKind::Record, e))?;
+        self.source.fill(8 + header_len)?;
+        let held = self.source.held();
+        if held.len() < 4 + header_len {
+            let got = held.len() - 4;
+            return Err(cut(
+                offset + 4,
+                "record header",
+                header_len as u64,
+                got as u64,
+            ));
         }
-        Ok(RawRecord {
-            offset,
-            header,
-            data_len: u32::from_le_bytes(len),
-        })
+        let Some(&[a, b, c, d]) = held.get(4 + header_len..8 + header_len) else {
+            let got = held.len() - 4 - header_len;
+            return Err(cut(
+                offset + 4 + header_len as u64,
+                "record data length",
+                4,
+                got as u64,
+            ));
+        };
+        let header = held[4..4 + header_len].to_vec();
+        self.source.consume(8 + header_len);
+        Ok(Some((offset, header, u32::from_le_bytes([a, b, c, d]))))
     }
 
-    fn skip_data(&mut self, len: u64) -> Result<()> {
-        let at = self.source.pos;
-        let copied = io::copy(&mut (&mut self.source).take(len), &mut io::sink())
-            .map_err(|source| Error::Read { offset: at, source })?;
-        if copied < len {
-            return Err(cut(at, "record data", len, copied));
+    /// Skips a run of zero bytes between 1.2 records, as the 2.0 rules do.
+    fn skip_zeros(&mut self) -> Result<()> {
+        self.source.fill(4)?;
+        if !self.options.recover || !self.source.held().starts_with(&[0; 4]) {
+            return Ok(());
         }
+        let start = self.source.pos();
+        let mut total = 0u64;
+        loop {
+            let held = self.source.held();
+            let n = held.iter().take_while(|&&b| b == 0).count();
+            let more = n == held.len();
+            self.source.consume(n);
+            total += n as u64;
+            if !more {
+                break;
+            }
+            self.source.fill(1)?;
+            if self.source.held().is_empty() {
+                break;
+            }
+        }
+        let at_end = self.source.held().is_empty();
+        self.report.problems.push(zero_run(start, total, at_end));
         Ok(())
     }
 
-    /// Ends the stream because of damage: an error without recovery, a report entry with it.
+    /// Ends the stream because of damage at `offset`: an error without recovery, a report
+    /// entry with it.
     fn damage(&mut self, offset: u64, error: Error) -> Result<()> {
         self.done = true;
         if !self.options.recover {
@@ -346,280 +524,38 @@ impl<R: Read> StreamReader<R> {
         if error.is_truncation() {
             self.report.incomplete_records += 1;
         }
+        let rest = self.source.pos().saturating_sub(offset) + self.source.drain()?;
+        self.report.bytes_dropped += rest;
         self.report.problems.push(Problem::error(
             error.problem_kind(),
             offset,
-            format!("{error}; reading stopped here"),
+            format!("{error}; the remaining {rest} bytes were not read"),
         ));
         Ok(())
     }
 
-    /// Reads one top-level record and queues its messages.
-    fn step(&mut self) -> Result<()> {
-        let record = match self.read_record() {
-            Ok(Some(record)) => record,
+    /// Reads one 1.2 record and queues its message.
+    fn step_v12(&mut self) -> Result<()> {
+        self.skip_zeros()?;
+        let offset = self.source.pos();
+        let (offset, header, data_len) = match self.read_head() {
+            Ok(Some(head)) => head,
             Ok(None) => {
                 self.done = true;
                 self.report.clean_end = true;
                 return Ok(());
             }
             Err(e @ (Error::Framing { .. } | Error::Malformed { .. })) => {
-                let at = e.offset().unwrap_or(self.source.pos);
-                return self.damage(at, e);
+                return self.damage(offset, e);
             }
             Err(e) => return Err(e),
         };
-        match self.version {
-            Version::V2_0 => self.step_v20(record),
-            Version::V1_2 => self.step_v12(record),
-        }
-    }
-
-    fn read_data(&mut self, len: u32, buf: &mut Vec<u8>) -> Result<()> {
-        self.source.read_exact(
-            u64::from(len),
-            self.options.max_record_size,
-            "record data",
-            buf,
-        )
-    }
-
-    fn step_v20(&mut self, record: RawRecord) -> Result<()> {
-        let header = match parse_header(&record.header, record.offset + 4) {
+        let header = match parse_v12_header(&header, offset + 4) {
             Ok(header) => header,
-            Err(e) => return self.damage(record.offset, e),
+            Err(e) => return self.damage(offset, e),
         };
-        let data_at = self.source.pos;
-        match header {
-            Header::Chunk(chunk) => {
-                let Some(compression) = ChunkCompression::from_name(chunk.compression) else {
-                    let name = String::from_utf8_lossy(chunk.compression).into_owned();
-                    let e = Error::UnsupportedCompression {
-                        offset: record.offset,
-                        name,
-                    };
-                    if !self.options.recover {
-                        return Err(e);
-                    }
-                    self.report.bytes_dropped += u64::from(record.data_len);
-                    self.report.problems.push(Problem::error(
-                        ProblemKind::Unsupported,
-                        record.offset,
-                        format!("{e}; chunk skipped"),
-                    ));
-                    return self.skip_data(u64::from(record.data_len));
-                };
-                let mut data = Vec::new();
-                if record.data_len == 0 {
-                    // An unterminated chunk: its data runs to the end of the stream.
-                    let mut limited = (&mut self.source).take(self.options.max_record_size);
-                    limited
-                        .read_to_end(&mut data)
-                        .map_err(|source| Error::Read {
-                            offset: data_at,
-                            source,
-                        })?;
-                    return self.partial_chunk(
-                        record.offset,
-                        data_at,
-                        compression,
-                        &data,
-                        "unterminated chunk (size 0)",
-                    );
-                }
-                match self.read_data(record.data_len, &mut data) {
-                    Ok(()) => {}
-                    Err(e) if e.is_truncation() => {
-                        return self.partial_chunk(
-                            record.offset,
-                            data_at,
-                            compression,
-                            &data,
-                            "chunk cut short by the end of the stream",
-                        );
-                    }
-                    Err(e) => return self.damage(record.offset, e),
-                }
-                let data = Bytes::from(data);
-                match decode_chunk(
-                    compression,
-                    &data,
-                    chunk.size,
-                    self.options.max_record_size as usize,
-                    record.offset,
-                    Vec::new(),
-                ) {
-                    Ok(content) => {
-                        let base = (compression == ChunkCompression::None).then_some(data_at);
-                        // A damaged record inside is reported; the next chunk is still read.
-                        self.queue_chunk(record.offset, base, &content)?;
-                        Ok(())
-                    }
-                    Err(e) => {
-                        if !self.options.recover {
-                            return Err(e);
-                        }
-                        let (content, _) = salvage_chunk(
-                            compression,
-                            &data,
-                            self.options.max_record_size as usize,
-                        );
-                        self.report.problems.push(Problem::error(
-                            e.problem_kind(),
-                            record.offset,
-                            format!("{e}; complete records salvaged"),
-                        ));
-                        let before = self.pending.len();
-                        let base = (compression == ChunkCompression::None).then_some(data_at);
-                        self.queue_chunk(record.offset, base, &Bytes::from(content))?;
-                        self.report.salvaged_messages += (self.pending.len() - before) as u64;
-                        Ok(())
-                    }
-                }
-            }
-            Header::Connection(c) => {
-                let mut data = Vec::new();
-                if let Err(e) = self.read_data(record.data_len, &mut data) {
-                    return self.damage(record.offset, e);
-                }
-                match Connection::parse(c.conn, c.topic, &data, data_at) {
-                    Ok(connection) => {
-                        self.connections.entry(connection.id).or_insert(connection);
-                    }
-                    Err(e) => self.report.problems.push(Problem::warning(
-                        ProblemKind::Schema,
-                        record.offset,
-                        e.to_string(),
-                    )),
-                }
-                Ok(())
-            }
-            Header::Other(op) => self.damage(
-                record.offset,
-                Error::malformed(
-                    RecordKind::Record,
-                    record.offset,
-                    format!("unknown record op {op:#04x}"),
-                ),
-            ),
-            _ => match self.skip_data(u64::from(record.data_len)) {
-                Ok(()) => Ok(()),
-                Err(e) if e.is_truncation() => self.damage(record.offset, e),
-                Err(e) => Err(e),
-            },
-        }
-    }
-
-    /// Queues the messages of decoded chunk content. Returns false when the content ended in
-    /// a damaged record (reported; the messages before it are queued).
-    fn queue_chunk(
-        &mut self,
-        chunk_pos: u64,
-        file_base: Option<u64>,
-        content: &Bytes,
-    ) -> Result<bool> {
-        let walked = walk(content);
-        for connection in walked.connections {
-            self.connections.entry(connection.id).or_insert(connection);
-        }
-        for entry in &walked.entries {
-            if !self.connections.contains_key(&entry.conn) {
-                self.report.dropped_messages += 1;
-                self.report.problems.push(Problem::error(
-                    ProblemKind::Schema,
-                    chunk_pos,
-                    format!(
-                        "message on connection {} that no connection record defined; dropped",
-                        entry.conn
-                    ),
-                ));
-                continue;
-            }
-            let Ok((InnerRecord::Message { data, .. }, _)) =
-                InnerWalker::record_at(content, entry.offset as usize)
-            else {
-                continue;
-            };
-            self.pending.push_back(Message {
-                conn: entry.conn,
-                time_ns: entry.time.to_ns(),
-                data: content.slice(data),
-                position: match file_base {
-                    Some(base) => Position::File(base + u64::from(entry.offset)),
-                    None => Position::Chunk {
-                        chunk: chunk_pos,
-                        offset: entry.offset,
-                    },
-                },
-            });
-        }
-        if let Some(e) = walked.error {
-            if !self.options.recover {
-                return Err(e);
-            }
-            let lost = content.len() - walked.complete_len;
-            self.report.incomplete_records += 1;
-            self.report.bytes_dropped += lost as u64;
-            self.report.problems.push(Problem::error(
-                ProblemKind::Malformed,
-                chunk_pos,
-                format!(
-                    "damaged record at byte {} of the chunk ({e}); {lost} bytes dropped",
-                    walked.complete_len
-                ),
-            ));
-            return Ok(false);
-        }
-        Ok(true)
-    }
-
-    fn partial_chunk(
-        &mut self,
-        chunk_pos: u64,
-        data_at: u64,
-        compression: ChunkCompression,
-        data: &[u8],
-        why: &str,
-    ) -> Result<()> {
-        self.done = true;
-        if !self.options.recover {
-            return Err(Error::malformed(
-                RecordKind::Chunk,
-                chunk_pos,
-                why.to_owned(),
-            ));
-        }
-        let (content, codec_error) =
-            salvage_chunk(compression, data, self.options.max_record_size as usize);
-        let content = Bytes::from(content);
-        let before = self.pending.len();
-        let base = (compression == ChunkCompression::None).then_some(data_at);
-        let complete = self.queue_chunk(chunk_pos, base, &content)?;
-        let salvaged = (self.pending.len() - before) as u64;
-        self.report.salvaged_messages += salvaged;
-        if complete {
-            // The content ended exactly at a record boundary, or a record was cut: count the
-            // cut one (queue_chunk counted damaged ones already).
-            let walked_len = walk(&content).complete_len;
-            if walked_len < content.len() {
-                self.report.incomplete_records += 1;
-                self.report.bytes_dropped += (content.len() - walked_len) as u64;
-            }
-        }
-        let codec_note = codec_error.map(|e| format!(" ({e})")).unwrap_or_default();
-        self.report.problems.push(Problem::error(
-            ProblemKind::Truncated,
-            chunk_pos,
-            format!("{why}{codec_note}: recovered {salvaged} complete messages"),
-        ));
-        Ok(())
-    }
-
-    fn step_v12(&mut self, record: RawRecord) -> Result<()> {
-        let header = match parse_v12_header(&record.header, record.offset + 4) {
-            Ok(header) => header,
-            Err(e) => return self.damage(record.offset, e),
-        };
+        let data_at = self.source.pos();
+        let data_len = u64::from(data_len);
         match header {
             V12Header::MessageDefinition {
                 topic,
@@ -628,8 +564,7 @@ impl<R: Read> StreamReader<R> {
                 definition,
             } => {
                 self.v12.define(topic, message_type, md5, definition);
-                self.skip_data(u64::from(record.data_len))
-                    .or_else(|e| self.damage(record.offset, e))
+                self.skip_v12(offset, data_at, data_len)
             }
             V12Header::MessageData {
                 topic,
@@ -637,7 +572,7 @@ impl<R: Read> StreamReader<R> {
                 time,
                 ..
             } => {
-                let conn = match self.v12.connection_for(topic, message_type, record.offset) {
+                let conn = match self.v12.connection_for(topic, message_type, offset) {
                     Ok(conn) => Some(conn),
                     Err(e) => {
                         if !self.options.recover {
@@ -646,38 +581,56 @@ impl<R: Read> StreamReader<R> {
                         self.report.dropped_messages += 1;
                         self.report.problems.push(Problem::error(
                             e.problem_kind(),
-                            record.offset,
+                            offset,
                             format!("{e}; message skipped"),
                         ));
                         None
                     }
                 };
-                let mut data = Vec::new();
-                if let Err(e) = self.read_data(record.data_len, &mut data) {
-                    return self.damage(record.offset, e);
-                }
-                if let Some(conn) = conn {
-                    self.pending.push_back(Message {
-                        conn,
-                        time_ns: time.to_ns(),
-                        data: Bytes::from(data),
-                        position: Position::File(record.offset),
-                    });
-                }
-                Ok(())
+                let e = match check_len(
+                    data_len,
+                    LengthBound::Limit(self.options.max_record_size),
+                    data_at,
+                    "record data",
+                ) {
+                    Ok(_) => {
+                        let data = self.source.take(data_len)?;
+                        if (data.len() as u64) == data_len {
+                            if let Some(conn) = conn {
+                                self.pending.push_back(Message {
+                                    conn,
+                                    time_ns: time.to_ns(),
+                                    data: Bytes::from(data),
+                                    position: Position::File(offset),
+                                });
+                            }
+                            return Ok(());
+                        }
+                        cut(data_at, "record data", data_len, data.len() as u64)
+                    }
+                    Err(e) => Error::framing(RecordKind::Record, e),
+                };
+                self.damage(offset, e)
             }
             V12Header::Other(op) => self.damage(
-                record.offset,
+                offset,
                 Error::malformed(
                     RecordKind::Record,
-                    record.offset,
+                    offset,
                     format!("unknown record op {op:#04x}"),
                 ),
             ),
-            _ => self
-                .skip_data(u64::from(record.data_len))
-                .or_else(|e| self.damage(record.offset, e)),
+            _ => self.skip_v12(offset, data_at, data_len),
         }
+    }
+
+    /// Skips a 1.2 record's data; a cut one is damage.
+    fn skip_v12(&mut self, offset: u64, data_at: u64, len: u64) -> Result<()> {
+        let skipped = self.source.skip(len)?;
+        if skipped < len {
+            return self.damage(offset, cut(data_at, "record data", len, skipped));
+        }
+        Ok(())
     }
 }
 

@@ -13,7 +13,7 @@ use crate::format::framing::{
 };
 use crate::format::time::RosTime;
 use crate::format::version::Version;
-use crate::scan::{IndexEntry, counts_in_order};
+use crate::linear::{IndexEntry, counts_in_order};
 
 /// `header_len + data_len` of the file header record (padding convention A, as ROS writes).
 const FILE_HEADER_LEN: usize = 4096;

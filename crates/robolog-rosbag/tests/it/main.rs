@@ -10,6 +10,7 @@ mod bad_files;
 mod hostile_generated;
 mod interop;
 mod lending;
+mod linear_agree;
 mod query_prefix;
 mod testdata_manifest;
 mod truncation;
