@@ -2,6 +2,11 @@
 //! streaming over `Read`) and 1.2, write 2.0 (and 1.2), and reindex or recover bags that were
 //! never closed or were cut short.
 //!
+//! A 2.0 bag without a usable index is scanned in file order; [`reindex`] and the
+//! [`StreamReader`] (over any `Read`) read in file order too, and all three follow one set of
+//! rules for damage (runs of zero bytes, cut records, corrupt or cut chunks, length limits), so
+//! they keep the same messages and report the same [`Problem`]s at the same offsets.
+//!
 //! Messages come out as opaque bytes plus their connection's type, md5sum and definition;
 //! understanding the definitions is the job of `robolog-msg` and `robolog-ros1`.
 //!
