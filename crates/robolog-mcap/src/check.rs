@@ -1,16 +1,22 @@
 //! Structural checks of a file, covering the checks of the official `mcap doctor` and the CRC,
 //! magic and index rules, each problem with its byte offset.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 
-use robolog_framing::{Decompressor, Problem, ProblemKind, crc32};
+use robolog_framing::{
+    Crc32, Decompressor, Problem, ProblemKind, StreamError, crc32, read_exact_bounded,
+};
+use robolog_query::{Input, InputStream};
 
 use crate::chunk::{DEFAULT_CHUNK_LIMIT, compression_from_name, decompress_into};
-use crate::linear::frame_at;
+use crate::error::{McapError, Result};
+use crate::linear::{frame, frame_at};
 use crate::parse::{attachment_crc_span, parse_record};
 use crate::records::{
-    Channel, ChunkIndex, FOOTER_RECORD_LEN, MAGIC, MessageIndex, RECORD_PREFIX, Record, Schema,
-    Statistics, op, record_name,
+    Channel, ChunkIndex, MAGIC, MessageIndex, RECORD_PREFIX, Record, Schema, Statistics, op,
+    record_name,
 };
 
 /// Options of [`check_with`].
@@ -68,33 +74,195 @@ pub fn check(data: &[u8]) -> Vec<Problem> {
 /// message indexes, chunk indexes, schemas, channels and statistics together. An empty list
 /// means the file is valid.
 pub fn check_with(data: &[u8], opts: CheckOptions) -> Vec<Problem> {
-    let mut doctor = Doctor {
+    check_slice(data, opts).problems
+}
+
+/// What [`check_input`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Checked {
+    /// The problems, as [`check_with`] reports them.
+    pub problems: Vec<Problem>,
+    /// The messages the checks read: those outside chunks and those of every chunk that
+    /// decompresses and matches its CRC.
+    pub messages: u64,
+}
+
+/// Checks a file read by position ([`Input`]), as [`check_with`] does. An input in memory is
+/// checked in place; any other (a file, a remote object) is read once, front to back, in
+/// pieces fetched ahead ([`Input::stream`]), so that memory holds a few pieces and the largest
+/// record, never the whole file. The records an index points at are remembered as they go by
+/// (attachments, metadata, the summary section), so that valid files are not read twice; a
+/// pointer elsewhere is followed by a positional read.
+///
+/// ```
+/// use robolog_mcap::{CheckOptions, Input, WriteOptions, Writer, check_input};
+/// let file = Writer::new(Vec::new(), WriteOptions::default())?.finish()?;
+/// let checked = check_input(&Input::from(file), CheckOptions::new())?;
+/// assert!(checked.problems.is_empty());
+/// assert_eq!(checked.messages, 0);
+/// # Ok::<(), robolog_mcap::McapError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`McapError::Io`] when the input cannot be read; problems of the file itself are
+/// [`Checked::problems`].
+pub fn check_input(input: &Input, opts: CheckOptions) -> Result<Checked> {
+    if let Some(data) = input.in_memory() {
+        return Ok(check_slice(data, opts));
+    }
+    let mut doctor = Doctor::new(
         opts,
-        data,
-        problems: Vec::new(),
-        schemas: BTreeMap::new(),
-        channels: BTreeMap::new(),
-        summary_schemas: BTreeSet::new(),
-        summary_channels: BTreeSet::new(),
-        chunk_indexes: BTreeMap::new(),
-        chunk_channels: BTreeMap::new(),
-        chunks: BTreeMap::new(),
-        in_summary: false,
-        message_count: 0,
-        channel_counts: BTreeMap::new(),
-        min_time: u64::MAX,
-        max_time: 0,
-        statistics: None,
-        decompressor: Decompressor::new(),
-        buffer: Vec::new(),
+        Frames::Input {
+            input,
+            stream: input.stream(0..input.len()),
+            known: BTreeMap::new(),
+            failure: None,
+        },
+    );
+    let walked = doctor.walk_input();
+    let failure = match &mut doctor.frames {
+        Frames::Input { failure, .. } => failure.take(),
+        Frames::Slice(_) => None,
     };
-    doctor.run();
-    doctor.problems
+    if let Some((offset, source)) = failure {
+        return Err(McapError::Io { offset, source });
+    }
+    walked?;
+    Ok(doctor.finish())
+}
+
+fn check_slice(data: &[u8], opts: CheckOptions) -> Checked {
+    let mut doctor = Doctor::new(opts, Frames::Slice(data));
+    doctor.walk_slice(data);
+    doctor.finish()
+}
+
+/// Where the checks find the records that index records point at, and the file's end.
+enum Frames<'a> {
+    /// The whole file, in memory.
+    Slice(&'a [u8]),
+    /// A file read by position, walked once front to back.
+    Input {
+        input: &'a Input,
+        /// The walk's reader.
+        stream: InputStream,
+        /// Opcode and end of the records the walk passed that indexes point at, by offset.
+        known: BTreeMap<u64, (u8, u64)>,
+        /// The first read that failed (reported as an error of the whole check).
+        failure: Option<(u64, std::io::Error)>,
+    },
+}
+
+impl Frames<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Frames::Slice(data) => data.len() as u64,
+            Frames::Input { input, .. } => input.len(),
+        }
+    }
+
+    /// The walk passed the record at `offset`: remembered when an index may point at it.
+    fn passed(&mut self, offset: u64, opcode: u8, end: u64, in_summary: bool) {
+        if let Frames::Input { known, .. } = self
+            && (in_summary || matches!(opcode, op::ATTACHMENT | op::METADATA))
+        {
+            known.insert(offset, (opcode, end));
+        }
+    }
+
+    /// The opcode and end of the record at `pos`, as [`frame_at`] frames it.
+    fn frame_at(&mut self, pos: u64) -> Result<Option<(u8, u64)>> {
+        match self {
+            Frames::Slice(data) => {
+                let at = usize::try_from(pos).unwrap_or(usize::MAX);
+                Ok(frame_at(data, at)?.map(|(opcode, _, end)| (opcode, end as u64)))
+            }
+            Frames::Input {
+                input,
+                known,
+                failure,
+                ..
+            } => {
+                if let Some(&found) = known.get(&pos) {
+                    return Ok(Some(found));
+                }
+                let prefix = match input.read_up_to(pos, RECORD_PREFIX) {
+                    Ok(prefix) => prefix,
+                    Err(e) => {
+                        failure.get_or_insert((pos, e));
+                        return Ok(None);
+                    }
+                };
+                frame(&prefix, pos, input.len())
+            }
+        }
+    }
+
+    /// Up to `len` bytes from `pos` on (read on by the walk's reader when they come next).
+    fn bytes_at(&mut self, pos: u64, len: u64) -> Vec<u8> {
+        match self {
+            Frames::Slice(data) => {
+                let start = usize::try_from(pos).unwrap_or(usize::MAX).min(data.len());
+                let end = start.saturating_add(len as usize).min(data.len());
+                data[start..end].to_vec()
+            }
+            Frames::Input {
+                stream, failure, ..
+            } if stream.position() == pos => {
+                let mut bytes = Vec::new();
+                if let Err(e) = stream.by_ref().take(len).read_to_end(&mut bytes) {
+                    failure.get_or_insert((pos, e));
+                }
+                bytes
+            }
+            Frames::Input { input, failure, .. } => match input.read_up_to(pos, len) {
+                Ok(bytes) => bytes.to_vec(),
+                Err(e) => {
+                    failure.get_or_insert((pos, e));
+                    Vec::new()
+                }
+            },
+        }
+    }
+}
+
+/// The facts of a chunk record that its ChunkIndex repeats.
+struct ChunkFacts {
+    length: u64,
+    message_start_time: u64,
+    message_end_time: u64,
+    compressed_size: u64,
+    uncompressed_size: u64,
+    compression: String,
+}
+
+/// The state of the walk over the top-level records.
+struct Walk<'a> {
+    first: bool,
+    data_end_end: Option<u64>,
+    footer_seen: bool,
+    loose_messages: bool,
+    last_loose_time: u64,
+    last_summary_opcode: Option<u8>,
+    summary_groups: BTreeSet<u8>,
+    /// The latest chunk, checked once the message indexes after it are read.
+    pending_chunk: Option<(u64, Cow<'a, [u8]>)>,
+    pending_indexes: BTreeMap<u16, MessageIndex>,
+    last_name: &'static str,
+    /// CRC of everything before the record being read.
+    data_crc: Crc32,
+    /// CRC from the end of the latest DataEnd on.
+    summary_crc: Crc32,
 }
 
 struct Doctor<'a> {
     opts: CheckOptions,
-    data: &'a [u8],
+    frames: Frames<'a>,
+    walk: Walk<'a>,
+    /// A buffer to read the next record into (records read from an input).
+    spare: Vec<u8>,
     problems: Vec<Problem>,
     schemas: BTreeMap<u16, Schema<'static>>,
     channels: BTreeMap<u16, Channel<'static>>,
@@ -103,8 +271,8 @@ struct Doctor<'a> {
     chunk_indexes: BTreeMap<u64, ChunkIndex<'static>>,
     /// Channels whose messages each chunk holds, by chunk offset.
     chunk_channels: BTreeMap<u64, BTreeSet<u16>>,
-    /// Offset → length of every chunk record.
-    chunks: BTreeMap<u64, u64>,
+    /// Every chunk record, by offset.
+    chunks: BTreeMap<u64, ChunkFacts>,
     in_summary: bool,
     message_count: u64,
     channel_counts: BTreeMap<u16, u64>,
@@ -115,7 +283,52 @@ struct Doctor<'a> {
     buffer: Vec<u8>,
 }
 
-impl Doctor<'_> {
+impl<'a> Doctor<'a> {
+    fn new(opts: CheckOptions, frames: Frames<'a>) -> Self {
+        Self {
+            opts,
+            frames,
+            walk: Walk {
+                first: true,
+                data_end_end: None,
+                footer_seen: false,
+                loose_messages: false,
+                last_loose_time: 0,
+                last_summary_opcode: None,
+                summary_groups: BTreeSet::new(),
+                pending_chunk: None,
+                pending_indexes: BTreeMap::new(),
+                last_name: "magic",
+                data_crc: Crc32::new(),
+                summary_crc: Crc32::new(),
+            },
+            spare: Vec::new(),
+            problems: Vec::new(),
+            schemas: BTreeMap::new(),
+            channels: BTreeMap::new(),
+            summary_schemas: BTreeSet::new(),
+            summary_channels: BTreeSet::new(),
+            chunk_indexes: BTreeMap::new(),
+            chunk_channels: BTreeMap::new(),
+            chunks: BTreeMap::new(),
+            in_summary: false,
+            message_count: 0,
+            channel_counts: BTreeMap::new(),
+            min_time: u64::MAX,
+            max_time: 0,
+            statistics: None,
+            decompressor: Decompressor::new(),
+            buffer: Vec::new(),
+        }
+    }
+
+    fn finish(self) -> Checked {
+        Checked {
+            problems: self.problems,
+            messages: self.message_count,
+        }
+    }
+
     fn error(&mut self, kind: ProblemKind, offset: u64, message: impl Into<String>) {
         self.problems.push(Problem::error(kind, offset, message));
     }
@@ -128,278 +341,410 @@ impl Doctor<'_> {
         self.problems.push(Problem::info(kind, offset, message));
     }
 
-    fn run(&mut self) {
-        let data = self.data;
-        if data.len() < MAGIC.len() || data[..MAGIC.len()] != MAGIC {
+    /// Checks the leading magic (the first bytes of the file); false when the walk ends there.
+    fn magic(&mut self, head: &[u8]) -> bool {
+        if head != MAGIC {
             self.error(
                 ProblemKind::Malformed,
                 0,
                 "the file does not start with the MCAP magic",
             );
+            return false;
+        }
+        self.walk.data_crc.update(head);
+        true
+    }
+
+    /// Walks the records of a file in memory.
+    fn walk_slice(&mut self, data: &'a [u8]) {
+        if !self.magic(&data[..data.len().min(MAGIC.len())]) {
             return;
         }
         let mut pos = MAGIC.len();
-        let mut first = true;
-        let mut data_end_end: Option<usize> = None;
-        let mut footer_seen = false;
-        let mut loose_messages = false;
-        let mut last_loose_time = 0u64;
-        let mut last_summary_opcode: Option<u8> = None;
-        let mut summary_groups: BTreeSet<u8> = BTreeSet::new();
-        let mut pending_chunk: Option<(u64, usize, usize)> = None;
-        let mut pending_indexes: BTreeMap<u16, MessageIndex> = BTreeMap::new();
-        let mut last_name = "magic";
         loop {
-            let (opcode, start, end) = match frame_at(data, pos) {
-                Ok(Some(frame)) => frame,
+            match frame_at(data, pos) {
+                Ok(Some((opcode, start, end))) => {
+                    let offset = pos as u64;
+                    pos = end;
+                    if self.record(offset, opcode, Cow::Borrowed(&data[start..end])) {
+                        break;
+                    }
+                }
                 Ok(None) => break,
                 Err(e) => {
                     self.error(e.problem_kind(), pos as u64, format!("{e}"));
                     break;
                 }
-            };
-            let offset = pos as u64;
-            pos = end;
-            last_name = record_name(opcode);
-            if opcode != op::MESSAGE_INDEX
-                && let Some((chunk_at, s, e)) = pending_chunk.take()
-            {
-                self.chunk(chunk_at, s, e, &std::mem::take(&mut pending_indexes));
             }
-            if first && opcode != op::HEADER {
-                self.error(
-                    ProblemKind::Malformed,
+        }
+        self.end_walk(pos as u64);
+    }
+
+    /// Walks the records of a file read by position, once, front to back.
+    fn walk_input(&mut self) -> Result<()> {
+        let len = self.frames.len();
+        let io = |offset: u64| move |source| McapError::Io { offset, source };
+        let mut head = vec![0u8; len.min(MAGIC.len() as u64) as usize];
+        self.stream()?.read_exact(&mut head).map_err(io(0))?;
+        if !self.magic(&head) {
+            return Ok(());
+        }
+        let mut pos = MAGIC.len() as u64;
+        let mut prefix = [0u8; RECORD_PREFIX as usize];
+        loop {
+            let prefix = &mut prefix[..len.saturating_sub(pos).min(RECORD_PREFIX) as usize];
+            self.stream()?.read_exact(prefix).map_err(io(pos))?;
+            match frame(prefix, pos, len) {
+                Ok(Some((opcode, end))) => {
+                    let offset = pos;
+                    let mut content = std::mem::take(&mut self.spare);
+                    read_exact_bounded(
+                        self.stream()?,
+                        end - offset - RECORD_PREFIX,
+                        u64::MAX,
+                        offset + RECORD_PREFIX,
+                        "record content",
+                        &mut content,
+                    )
+                    .map_err(|e| match e {
+                        StreamError::Io { source, .. } => McapError::Io { offset, source },
+                        StreamError::Framing(e) => {
+                            McapError::malformed(offset, record_name(opcode), e)
+                        }
+                    })?;
+                    pos = end;
+                    if self.record(offset, opcode, Cow::Owned(content)) {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.error(e.problem_kind(), pos, format!("{e}"));
+                    break;
+                }
+            }
+        }
+        self.end_walk(pos);
+        Ok(())
+    }
+
+    /// The walk's reader over an input.
+    fn stream(&mut self) -> Result<&mut InputStream> {
+        match &mut self.frames {
+            Frames::Input { stream, .. } => Ok(stream),
+            Frames::Slice(_) => Err(McapError::Usage("a file in memory is not streamed".into())),
+        }
+    }
+
+    /// Gives back a record's buffer once the checks are done with it.
+    fn recycle(&mut self, content: Cow<'_, [u8]>) {
+        if let Cow::Owned(buffer) = content
+            && buffer.capacity() > self.spare.capacity()
+        {
+            self.spare = buffer;
+        }
+    }
+
+    /// Checks the top-level record at `offset`; true after the Footer (the walk ends there).
+    fn record(&mut self, offset: u64, opcode: u8, content: Cow<'a, [u8]>) -> bool {
+        let end = offset + RECORD_PREFIX + content.len() as u64;
+        let mut prefix = [0u8; RECORD_PREFIX as usize];
+        prefix[0] = opcode;
+        prefix[1..].copy_from_slice(&(content.len() as u64).to_le_bytes());
+        self.walk.last_name = record_name(opcode);
+        let last_name = self.walk.last_name;
+        self.frames.passed(offset, opcode, end, self.in_summary);
+        if opcode != op::MESSAGE_INDEX
+            && let Some((chunk_at, chunk)) = self.walk.pending_chunk.take()
+        {
+            let indexes = std::mem::take(&mut self.walk.pending_indexes);
+            self.chunk(chunk_at, &chunk, &indexes);
+            self.recycle(chunk);
+        }
+        if self.walk.first && opcode != op::HEADER {
+            self.error(
+                ProblemKind::Malformed,
+                offset,
+                format!("the first record is a {last_name}, not a Header"),
+            );
+        }
+        self.walk.first = false;
+        if self.in_summary && !matches!(opcode, op::FOOTER | op::SUMMARY_OFFSET) {
+            if self.walk.last_summary_opcode != Some(opcode)
+                && !self.walk.summary_groups.insert(opcode)
+            {
+                // Readers that follow SummaryOffset records may miss the second run; the
+                // records themselves are all there.
+                self.warn(
+                    ProblemKind::Index,
                     offset,
-                    format!("the first record is a {last_name}, not a Header"),
+                    format!(
+                        "summary records are not grouped: a second run of {last_name} records starts here"
+                    ),
                 );
             }
-            first = false;
-            if self.in_summary && !matches!(opcode, op::FOOTER | op::SUMMARY_OFFSET) {
-                if last_summary_opcode != Some(opcode) && !summary_groups.insert(opcode) {
-                    // Readers that follow SummaryOffset records may miss the second run; the
-                    // records themselves are all there.
-                    self.warn(ProblemKind::Index,
-                        offset,
-                        format!(
-                            "summary records are not grouped: a second run of {last_name} records starts here"
-                        ),
-                    );
-                }
-                last_summary_opcode = Some(opcode);
+            self.walk.last_summary_opcode = Some(opcode);
+        }
+        // The data section CRC covers everything before the DataEnd record, the summary CRC
+        // everything after it up to the Footer's own CRC field.
+        let data_crc = self.walk.data_crc.value();
+        let mut summary_crc = self.walk.summary_crc.clone();
+        summary_crc.update(&prefix);
+        summary_crc.update(&content[..content.len().min(16)]);
+        let crcs = (data_crc, summary_crc.value());
+        for crc in [&mut self.walk.data_crc, &mut self.walk.summary_crc] {
+            crc.update(&prefix);
+            crc.update(&content);
+        }
+        let (stop, keep) = self.parsed(offset, opcode, &content, end, crcs);
+        if keep {
+            self.walk.pending_chunk = Some((offset, content));
+        } else {
+            self.recycle(content);
+        }
+        stop
+    }
+
+    /// The checks of one parsed top-level record: (the walk ends, the content is a chunk to
+    /// keep until its message indexes are read).
+    fn parsed(
+        &mut self,
+        offset: u64,
+        opcode: u8,
+        content: &[u8],
+        end: u64,
+        (data_crc, summary_crc): (u32, u32),
+    ) -> (bool, bool) {
+        let record = match parse_record(opcode, content, offset) {
+            Ok(r) => r,
+            Err(e) => {
+                self.error(e.problem_kind(), offset, format!("{e}"));
+                return (false, false);
             }
-            let content = &data[start..end];
-            let record = match parse_record(opcode, content, offset) {
-                Ok(r) => r,
-                Err(e) => {
-                    self.error(e.problem_kind(), offset, format!("{e}"));
-                    continue;
-                }
-            };
-            match record {
-                Record::Header(h) => {
-                    if h.library.is_empty() {
-                        self.note(ProblemKind::Metadata,
+        };
+        match record {
+            Record::Header(h) => {
+                if h.library.is_empty() {
+                    self.note(ProblemKind::Metadata,
                             offset,
                             "Header.library is empty: set it to identify the software that wrote the file",
                         );
-                    }
-                    if !matches!(&*h.profile, "" | "ros1" | "ros2") {
-                        self.note(
-                            ProblemKind::Metadata,
-                            offset,
-                            format!("Header.profile {:?} is not a well-known profile", h.profile),
-                        );
-                    }
                 }
-                Record::Schema(s) => self.schema(offset, s),
-                Record::Channel(c) => self.channel(offset, c),
-                Record::Message(m) => {
-                    loose_messages = true;
-                    let topic = self.topic(m.channel_id);
-                    if !self.channels.contains_key(&m.channel_id) {
-                        self.error(
-                            ProblemKind::Schema,
-                            offset,
-                            format!(
-                                "Message on channel {} before any Channel record for it",
-                                m.channel_id
-                            ),
-                        );
-                    }
-                    if m.log_time < last_loose_time {
-                        // Log times need not be monotonic (spec 4.9): a warning unless strict.
-                        let message = format!(
-                            "Message.log_time {} on {topic} is less than the previous message's {last_loose_time}",
-                            m.log_time
-                        );
-                        if self.opts.strict_message_order {
-                            self.error(ProblemKind::Time, offset, message);
-                        } else {
-                            self.warn(ProblemKind::Time, offset, message);
-                        }
-                    }
-                    last_loose_time = m.log_time;
-                    self.count_message(m.channel_id, m.log_time);
+                if !matches!(&*h.profile, "" | "ros1" | "ros2") {
+                    self.note(
+                        ProblemKind::Metadata,
+                        offset,
+                        format!("Header.profile {:?} is not a well-known profile", h.profile),
+                    );
                 }
-                Record::Chunk(_) => {
-                    self.chunks.insert(offset, end as u64 - offset);
-                    pending_chunk = Some((offset, start, end));
+            }
+            Record::Schema(s) => self.schema(offset, s),
+            Record::Channel(c) => self.channel(offset, c),
+            Record::Message(m) => {
+                self.walk.loose_messages = true;
+                let topic = self.topic(m.channel_id);
+                if !self.channels.contains_key(&m.channel_id) {
+                    self.error(
+                        ProblemKind::Schema,
+                        offset,
+                        format!(
+                            "Message on channel {} before any Channel record for it",
+                            m.channel_id
+                        ),
+                    );
                 }
-                Record::MessageIndex(mi) => {
-                    if pending_chunk.is_none() {
-                        self.warn(
-                            ProblemKind::Index,
-                            offset,
-                            "MessageIndex without a Chunk before it",
-                        );
+                if m.log_time < self.walk.last_loose_time {
+                    // Log times need not be monotonic (spec 4.9): a warning unless strict.
+                    let message = format!(
+                        "Message.log_time {} on {topic} is less than the previous message's {}",
+                        m.log_time, self.walk.last_loose_time
+                    );
+                    if self.opts.strict_message_order {
+                        self.error(ProblemKind::Time, offset, message);
                     } else {
-                        let channel_id = mi.channel_id;
-                        if let std::collections::btree_map::Entry::Vacant(slot) =
-                            pending_indexes.entry(channel_id)
-                        {
-                            slot.insert(mi);
-                        } else {
-                            self.warn(ProblemKind::Index,
-                                offset,
-                                format!(
-                                    "second MessageIndex for channel {channel_id} after the same chunk"
-                                ),
-                            );
-                        }
-                    }
-                    if loose_messages {
-                        self.warn(
-                            ProblemKind::Index,
-                            offset,
-                            "the file has messages outside chunks: indexed readers will miss them",
-                        );
+                        self.warn(ProblemKind::Time, offset, message);
                     }
                 }
-                Record::ChunkIndex(ci) => {
-                    if loose_messages {
-                        self.warn(
-                            ProblemKind::Index,
-                            offset,
-                            "the file has messages outside chunks: indexed readers will miss them",
-                        );
-                        loose_messages = false;
-                    }
-                    if self
-                        .chunk_indexes
-                        .insert(ci.chunk_start_offset, ci.clone().into_owned())
-                        .is_some()
+                self.walk.last_loose_time = m.log_time;
+                self.count_message(m.channel_id, m.log_time);
+            }
+            Record::Chunk(c) => {
+                self.chunks.insert(
+                    offset,
+                    ChunkFacts {
+                        length: end - offset,
+                        message_start_time: c.message_start_time,
+                        message_end_time: c.message_end_time,
+                        compressed_size: c.records.len() as u64,
+                        uncompressed_size: c.uncompressed_size,
+                        compression: c.compression.to_string(),
+                    },
+                );
+                return (false, true);
+            }
+            Record::MessageIndex(mi) => {
+                if self.walk.pending_chunk.is_none() {
+                    self.warn(
+                        ProblemKind::Index,
+                        offset,
+                        "MessageIndex without a Chunk before it",
+                    );
+                } else {
+                    let channel_id = mi.channel_id;
+                    if let std::collections::btree_map::Entry::Vacant(slot) =
+                        self.walk.pending_indexes.entry(channel_id)
                     {
-                        self.error(
+                        slot.insert(mi);
+                    } else {
+                        self.warn(
                             ProblemKind::Index,
                             offset,
                             format!(
-                                "more than one ChunkIndex for the chunk at byte {}",
-                                ci.chunk_start_offset
+                                "second MessageIndex for channel {channel_id} after the same chunk"
                             ),
                         );
                     }
                 }
-                Record::Attachment(a) if a.crc != 0 => {
-                    let computed = crc32(&content[..attachment_crc_span(&a)]);
-                    if computed != a.crc {
-                        self.error(ProblemKind::Checksum,
+                if self.walk.loose_messages {
+                    self.warn(
+                        ProblemKind::Index,
+                        offset,
+                        "the file has messages outside chunks: indexed readers will miss them",
+                    );
+                }
+            }
+            Record::ChunkIndex(ci) => {
+                if self.walk.loose_messages {
+                    self.warn(
+                        ProblemKind::Index,
+                        offset,
+                        "the file has messages outside chunks: indexed readers will miss them",
+                    );
+                    self.walk.loose_messages = false;
+                }
+                if self
+                    .chunk_indexes
+                    .insert(ci.chunk_start_offset, ci.clone().into_owned())
+                    .is_some()
+                {
+                    self.error(
+                        ProblemKind::Index,
+                        offset,
+                        format!(
+                            "more than one ChunkIndex for the chunk at byte {}",
+                            ci.chunk_start_offset
+                        ),
+                    );
+                }
+            }
+            Record::Attachment(a) if a.crc != 0 => {
+                let computed = crc32(&content[..attachment_crc_span(&a)]);
+                if computed != a.crc {
+                    self.error(ProblemKind::Checksum,
                             offset,
                             format!(
                                 "Attachment {:?} CRC mismatch: stored {:#010x}, computed {computed:#010x}",
                                 a.name, a.crc
                             ),
                         );
-                    }
                 }
-                Record::AttachmentIndex(ai) => self.points_at(
-                    offset,
-                    "AttachmentIndex",
-                    ai.offset,
-                    ai.length,
-                    op::ATTACHMENT,
-                ),
-                Record::MetadataIndex(mi) => {
-                    self.points_at(offset, "MetadataIndex", mi.offset, mi.length, op::METADATA)
+            }
+            Record::AttachmentIndex(ai) => self.points_at(
+                offset,
+                "AttachmentIndex",
+                ai.offset,
+                ai.length,
+                op::ATTACHMENT,
+            ),
+            Record::MetadataIndex(mi) => {
+                self.points_at(offset, "MetadataIndex", mi.offset, mi.length, op::METADATA)
+            }
+            Record::Statistics(s) => {
+                if self.statistics.is_some() {
+                    self.warn(
+                        ProblemKind::Index,
+                        offset,
+                        "more than one Statistics record",
+                    );
                 }
-                Record::Statistics(s) => {
-                    if self.statistics.is_some() {
-                        self.warn(
-                            ProblemKind::Index,
-                            offset,
-                            "more than one Statistics record",
-                        );
-                    }
-                    if !s.channel_message_counts.is_empty() {
-                        let missing: Vec<u16> = self
-                            .channels
-                            .keys()
-                            .filter(|id| !self.summary_channels.contains(id))
-                            .copied()
-                            .collect();
-                        // The spec requires them; the conformance generator itself omits them,
-                        // so readers must cope: a warning.
-                        if !missing.is_empty() {
-                            self.warn(ProblemKind::Index,
+                if !s.channel_message_counts.is_empty() {
+                    let missing: Vec<u16> = self
+                        .channels
+                        .keys()
+                        .filter(|id| !self.summary_channels.contains(id))
+                        .copied()
+                        .collect();
+                    // The spec requires them; the conformance generator itself omits them,
+                    // so readers must cope: a warning.
+                    if !missing.is_empty() {
+                        self.warn(ProblemKind::Index,
                                 offset,
                                 format!(
                                     "Statistics has channel message counts, but channels {missing:?} are not in the summary before it"
                                 ),
                             );
-                        }
                     }
-                    self.statistics = Some(s);
                 }
-                Record::SummaryOffset(so) => self.summary_offset(offset, so),
-                Record::DataEnd(d) => {
-                    if content.len() != 4 {
-                        self.warn(
-                            ProblemKind::Malformed,
-                            offset,
-                            format!("DataEnd content is {} bytes, not 4", content.len()),
-                        );
-                    }
-                    if d.data_section_crc != 0 {
-                        let computed = crc32(&data[..offset as usize]);
-                        if computed != d.data_section_crc {
-                            self.error(ProblemKind::Checksum,
+                self.statistics = Some(s);
+            }
+            Record::SummaryOffset(so) => self.summary_offset(offset, so),
+            Record::DataEnd(d) => {
+                if content.len() != 4 {
+                    self.warn(
+                        ProblemKind::Malformed,
+                        offset,
+                        format!("DataEnd content is {} bytes, not 4", content.len()),
+                    );
+                }
+                if d.data_section_crc != 0 {
+                    let computed = data_crc;
+                    if computed != d.data_section_crc {
+                        self.error(ProblemKind::Checksum,
                                 offset,
                                 format!(
                                     "data section CRC mismatch: stored {:#010x}, computed {computed:#010x}",
                                     d.data_section_crc
                                 ),
                             );
-                        }
                     }
-                    self.in_summary = true;
-                    data_end_end = Some(end);
                 }
-                Record::Footer(f) => {
-                    footer_seen = true;
-                    self.footer(offset, end, content.len(), f, data_end_end);
-                    break;
-                }
-                Record::Unknown { opcode, .. } => self.warn(
-                    ProblemKind::Unsupported,
-                    offset,
-                    format!("record with unknown opcode {opcode:#04x} (skipped by readers)"),
-                ),
-                _ => {}
+                self.in_summary = true;
+                self.walk.data_end_end = Some(end);
+                self.walk.summary_crc = Crc32::new();
             }
+            Record::Footer(f) => {
+                self.walk.footer_seen = true;
+                self.footer(offset, end, content.len(), f, summary_crc);
+                return (true, false);
+            }
+            Record::Unknown { opcode, .. } => self.warn(
+                ProblemKind::Unsupported,
+                offset,
+                format!("record with unknown opcode {opcode:#04x} (skipped by readers)"),
+            ),
+            _ => {}
         }
-        if let Some((chunk_at, s, e)) = pending_chunk.take() {
-            self.chunk(chunk_at, s, e, &pending_indexes);
+        (false, false)
+    }
+
+    /// The checks once the walk ended at `pos` (after the Footer, or where the framing broke).
+    fn end_walk(&mut self, pos: u64) {
+        if let Some((chunk_at, chunk)) = self.walk.pending_chunk.take() {
+            let indexes = std::mem::take(&mut self.walk.pending_indexes);
+            self.chunk(chunk_at, &chunk, &indexes);
         }
-        if data_end_end.is_none() {
+        let last_name = self.walk.last_name;
+        if self.walk.data_end_end.is_none() {
             self.error(
                 ProblemKind::Truncated,
-                pos as u64,
+                pos,
                 format!("the file has no DataEnd record (the last record is a {last_name})"),
             );
         }
-        if !footer_seen {
+        if !self.walk.footer_seen {
             self.error(
                 ProblemKind::Truncated,
-                pos as u64,
+                pos,
                 format!("the file has no Footer record (the last record is a {last_name})"),
             );
         }
@@ -589,15 +934,8 @@ impl Doctor<'_> {
         }
     }
 
-    fn chunk(
-        &mut self,
-        offset: u64,
-        start: usize,
-        end: usize,
-        indexes: &BTreeMap<u16, MessageIndex>,
-    ) {
-        let Ok(Record::Chunk(chunk)) = parse_record(op::CHUNK, &self.data[start..end], offset)
-        else {
+    fn chunk(&mut self, offset: u64, content: &[u8], indexes: &BTreeMap<u16, MessageIndex>) {
+        let Ok(Record::Chunk(chunk)) = parse_record(op::CHUNK, content, offset) else {
             return;
         };
         if compression_from_name(chunk.compression).is_none() {
@@ -747,14 +1085,13 @@ impl Doctor<'_> {
     }
 
     fn points_at(&mut self, offset: u64, what: &str, target: u64, length: u64, expected: u8) {
-        let at = usize::try_from(target).unwrap_or(usize::MAX);
-        match frame_at(self.data, at) {
-            Ok(Some((opcode, _, end))) if opcode == expected => {
-                if (end - at) as u64 != length {
-                    self.error(ProblemKind::Index, offset, format!("{what} gives length {length}, but the record at byte {target} is {} bytes", end - at));
+        match self.frames.frame_at(target) {
+            Ok(Some((opcode, end))) if opcode == expected => {
+                if end - target != length {
+                    self.error(ProblemKind::Index, offset, format!("{what} gives length {length}, but the record at byte {target} is {} bytes", end - target));
                 }
             }
-            Ok(Some((opcode, _, _))) => self.error(
+            Ok(Some((opcode, _))) => self.error(
                 ProblemKind::Index,
                 offset,
                 format!(
@@ -771,7 +1108,6 @@ impl Doctor<'_> {
     }
 
     fn summary_offset(&mut self, offset: u64, so: crate::records::SummaryOffset) {
-        let start = usize::try_from(so.group_start).unwrap_or(usize::MAX);
         let Some(end) = so.group_start.checked_add(so.group_length) else {
             self.error(
                 ProblemKind::Index,
@@ -780,11 +1116,11 @@ impl Doctor<'_> {
             );
             return;
         };
-        let mut pos = start;
-        while (pos as u64) < end {
-            match frame_at(self.data, pos) {
-                Ok(Some((opcode, _, e))) if opcode == so.group_opcode => pos = e,
-                Ok(Some((opcode, _, _))) => {
+        let mut pos = so.group_start;
+        while pos < end {
+            match self.frames.frame_at(pos) {
+                Ok(Some((opcode, e))) if opcode == so.group_opcode => pos = e,
+                Ok(Some((opcode, _))) => {
                     self.error(
                         ProblemKind::Index,
                         offset,
@@ -809,7 +1145,7 @@ impl Doctor<'_> {
                 }
             }
         }
-        if pos as u64 != end {
+        if pos != end {
             self.error(
                 ProblemKind::Index,
                 offset,
@@ -824,10 +1160,10 @@ impl Doctor<'_> {
     fn footer(
         &mut self,
         offset: u64,
-        end: usize,
+        end: u64,
         content_len: usize,
         f: crate::records::Footer,
-        data_end_end: Option<usize>,
+        computed: u32,
     ) {
         if content_len != 20 {
             self.error(
@@ -836,36 +1172,25 @@ impl Doctor<'_> {
                 format!("Footer content is {content_len} bytes, not 20"),
             );
         }
-        if let Some(from) = data_end_end {
-            if f.summary_crc != 0 {
-                let computed =
-                    crc32(&self.data[from..offset as usize + FOOTER_RECORD_LEN as usize - 4]);
-                if computed != f.summary_crc {
-                    self.error(
-                        ProblemKind::Checksum,
-                        offset,
-                        format!(
-                            "summary CRC mismatch: stored {:#010x}, computed {computed:#010x}",
-                            f.summary_crc
-                        ),
-                    );
-                }
+        if let Some(from) = self.walk.data_end_end {
+            if f.summary_crc != 0 && computed != f.summary_crc {
+                self.error(
+                    ProblemKind::Checksum,
+                    offset,
+                    format!(
+                        "summary CRC mismatch: stored {:#010x}, computed {computed:#010x}",
+                        f.summary_crc
+                    ),
+                );
             }
-            let expected_start = if from as u64 == offset {
-                0
-            } else {
-                from as u64
-            };
+            let expected_start = if from == offset { 0 } else { from };
             if f.summary_start != expected_start {
                 self.error(ProblemKind::Index, offset, format!("Footer.summary_start is {}, but the summary starts at byte {expected_start}", f.summary_start));
             }
         }
         if f.summary_offset_start != 0 {
-            match frame_at(
-                self.data,
-                usize::try_from(f.summary_offset_start).unwrap_or(usize::MAX),
-            ) {
-                Ok(Some((op::SUMMARY_OFFSET, _, _))) => {}
+            match self.frames.frame_at(f.summary_offset_start) {
+                Ok(Some((op::SUMMARY_OFFSET, _))) => {}
                 _ => self.error(
                     ProblemKind::Index,
                     offset,
@@ -876,26 +1201,24 @@ impl Doctor<'_> {
                 ),
             }
         }
-        match self.data.get(end..) {
-            Some(rest) if rest == MAGIC => {}
-            Some(rest) if rest.len() > MAGIC.len() && rest[..MAGIC.len()] == MAGIC => {
-                self.warn(
-                    ProblemKind::Malformed,
-                    end as u64,
-                    format!(
-                        "{} bytes after the trailing magic",
-                        rest.len() - MAGIC.len()
-                    ),
-                );
-            }
-            _ => self.error(
-                if self.data.len() < end + MAGIC.len() {
+        let rest = self.frames.len().saturating_sub(end);
+        let magic = MAGIC.len() as u64;
+        let starts_with_magic = rest >= magic && self.frames.bytes_at(end, magic) == MAGIC;
+        match rest {
+            _ if !starts_with_magic => self.error(
+                if rest < magic {
                     ProblemKind::Truncated
                 } else {
                     ProblemKind::Malformed
                 },
-                end as u64,
+                end,
                 "the file does not end with the MCAP magic",
+            ),
+            r if r == magic => {}
+            _ => self.warn(
+                ProblemKind::Malformed,
+                end,
+                format!("{} bytes after the trailing magic", rest - magic),
             ),
         }
     }
@@ -915,7 +1238,7 @@ impl Doctor<'_> {
                     self.error(ProblemKind::Index, *at, format!("indexed chunk holds messages with schema {schema}, which is not repeated in the summary"));
                 }
             }
-            let Some(&length) = self.chunks.get(at) else {
+            let Some(chunk) = self.chunks.remove(at) else {
                 self.error(
                     ProblemKind::Index,
                     *at,
@@ -923,23 +1246,14 @@ impl Doctor<'_> {
                 );
                 continue;
             };
-            if ci.chunk_length != length {
-                self.error(
-                    ProblemKind::Index,
-                    *at,
-                    format!(
-                        "ChunkIndex gives chunk_length {}, but the chunk is {length} bytes",
-                        ci.chunk_length
-                    ),
+            if ci.chunk_length != chunk.length {
+                let message = format!(
+                    "ChunkIndex gives chunk_length {}, but the chunk is {} bytes",
+                    ci.chunk_length, chunk.length
                 );
+                self.error(ProblemKind::Index, *at, message);
                 continue;
             }
-            let start = *at as usize + RECORD_PREFIX as usize;
-            let Ok(Record::Chunk(chunk)) =
-                parse_record(op::CHUNK, &self.data[start..(*at + length) as usize], *at)
-            else {
-                continue;
-            };
             let pairs = [
                 (
                     "message start time",
@@ -951,11 +1265,7 @@ impl Doctor<'_> {
                     chunk.message_end_time,
                     ci.message_end_time,
                 ),
-                (
-                    "compressed size",
-                    chunk.records.len() as u64,
-                    ci.compressed_size,
-                ),
+                ("compressed size", chunk.compressed_size, ci.compressed_size),
                 (
                     "uncompressed size",
                     chunk.uncompressed_size,
@@ -972,14 +1282,11 @@ impl Doctor<'_> {
                 }
             }
             if chunk.compression != ci.compression {
-                self.error(
-                    ProblemKind::Index,
-                    *at,
-                    format!(
-                        "the chunk has compression {:?}, but its ChunkIndex says {:?}",
-                        chunk.compression, ci.compression
-                    ),
+                let message = format!(
+                    "the chunk has compression {:?}, but its ChunkIndex says {:?}",
+                    chunk.compression, ci.compression
                 );
+                self.error(ProblemKind::Index, *at, message);
             }
         }
         for at in self.chunks.keys().copied().collect::<Vec<_>>() {

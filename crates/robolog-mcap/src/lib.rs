@@ -16,7 +16,8 @@
 //! - [`Writer`]: one pass over any `Write`, chunked (none/lz4/zstd) or not, every index and
 //!   summary part switchable ([`WriteOptions`]); over a file ([`Writer::new_seekable`]),
 //!   uncompressed chunks go out as they fill, with one copy of each message less;
-//! - [`check`]: the checks of `mcap doctor` and more, as [`Problem`]s with byte offsets;
+//! - [`check`]: the checks of `mcap doctor` and more, as [`Problem`]s with byte offsets
+//!   ([`check_input`]: the same of a file read by position, in one front-to-back pass);
 //! - [`recover`]: a valid, indexed file from a truncated, damaged or draft-layout one, with a
 //!   [`Report`] of what was kept and lost.
 //!
@@ -83,7 +84,7 @@ mod stream;
 mod summary;
 mod writer;
 
-pub use check::{CheckOptions, check, check_with};
+pub use check::{CheckOptions, Checked, check, check_input, check_with};
 pub use chunk::{compression_from_name, compression_name, decompress_chunk};
 pub use error::{McapError, Result};
 pub use linear::{LinearMessages, LinearReader};

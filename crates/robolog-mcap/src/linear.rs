@@ -488,30 +488,37 @@ fn next_in_chunk(cursor: &mut ChunkCursor) -> Option<Result<Slot>> {
 /// The framing of the record at `pos`: `(opcode, content start, content end)`, `None` at the
 /// end of `data`, or a truncation error.
 pub(crate) fn frame_at(data: &[u8], pos: usize) -> Result<Option<(u8, usize, usize)>> {
-    if pos >= data.len() {
+    let prefix = data
+        .get(pos..data.len().min(pos.saturating_add(9)))
+        .unwrap_or(&[]);
+    Ok(frame(prefix, pos as u64, data.len() as u64)?
+        .map(|(opcode, end)| (opcode, pos + 9, end as usize)))
+}
+
+/// The framing rule of [`frame_at`] for a file of `file_len` bytes read by position or as a
+/// stream: `prefix` holds the (up to 9) bytes at `pos`; `(opcode, record end)`, `None` at the
+/// end of the file, or a truncation error.
+pub(crate) fn frame(prefix: &[u8], pos: u64, file_len: u64) -> Result<Option<(u8, u64)>> {
+    if pos >= file_len {
         return Ok(None);
     }
-    let Some(prefix) = data.get(pos..pos + 9) else {
+    let [opcode, l0, l1, l2, l3, l4, l5, l6, l7] = prefix.get(..9).unwrap_or(&[]) else {
         return Err(McapError::Truncated {
-            offset: pos as u64,
+            offset: pos,
             record: "record",
             what: "opcode and length",
         });
     };
-    let opcode = prefix[0];
-    let mut len = [0u8; 8];
-    len.copy_from_slice(&prefix[1..9]);
-    let length = u64::from_le_bytes(len);
-    let start = pos + 9;
-    let available = (data.len() - start) as u64;
+    let length = u64::from_le_bytes([*l0, *l1, *l2, *l3, *l4, *l5, *l6, *l7]);
+    let available = file_len.saturating_sub(pos + 9);
     if length > available {
         return Err(McapError::Truncated {
-            offset: pos as u64,
-            record: record_name(opcode),
+            offset: pos,
+            record: record_name(*opcode),
             what: "record content",
         });
     }
-    Ok(Some((opcode, start, start + length as usize)))
+    Ok(Some((*opcode, pos + 9 + length)))
 }
 
 /// Walks the top-level records ahead of the reader and hands out the chunks to decode, each with

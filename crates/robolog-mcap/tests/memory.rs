@@ -62,6 +62,19 @@ fn peak(f: impl FnOnce()) -> usize {
     dhat::HeapStats::get().max_bytes
 }
 
+/// A file read by position (its reads slice the buffer, so that they allocate nothing).
+#[derive(Debug)]
+struct NotInMemory(Bytes);
+
+impl robolog_query::ReadAt for NotInMemory {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&self, range: std::ops::Range<u64>) -> std::io::Result<Bytes> {
+        Ok(self.0.slice(range.start as usize..range.end as usize))
+    }
+}
+
 #[test]
 fn peak_memory_is_bounded_by_the_chunk_size() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -108,7 +121,15 @@ fn peak_memory_is_bounded_by_the_chunk_size() {
                 assert_eq!(n as u64, MESSAGES);
             }
         });
+        // Checked by position (as a file or a remote object is), a piece at a time.
+        let checking = peak(|| {
+            let input = robolog_query::Input::new(NotInMemory(file.clone()));
+            let checked =
+                robolog_mcap::check_input(&input, robolog_mcap::CheckOptions::new()).unwrap();
+            assert_eq!(checked.messages, MESSAGES);
+        });
         for (what, bytes) in [
+            ("check", checking),
             ("write", writing),
             ("linear", linear),
             ("stream", streaming),

@@ -273,6 +273,38 @@ impl Input {
         self.read(start..start.saturating_add(len).min(self.len))
     }
 
+    /// Reads `range` front to back as a [`std::io::Read`], a piece of [`STREAM_PIECE`] bytes
+    /// at a time, every piece announced ahead ([`Input::prefetch`]): a remote object streams
+    /// in while it is read, each byte fetched once, and memory holds a piece plus what the
+    /// source fetches ahead, whatever the length. A range reaching past the end is cut at
+    /// the end.
+    ///
+    /// ```
+    /// use std::io::Read;
+    /// use robolog_query::{Bytes, Input};
+    ///
+    /// let input = Input::from(Bytes::from_static(b"#ROSBAG V2.0\n"));
+    /// let mut text = String::new();
+    /// input.stream(1..7).read_to_string(&mut text)?;
+    /// assert_eq!(text, "ROSBAG");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn stream(&self, range: Range<u64>) -> InputStream {
+        let end = range.end.min(self.len);
+        let start = range.start.min(end);
+        let pieces: Vec<Range<u64>> = (start..end)
+            .step_by(STREAM_PIECE as usize)
+            .map(|s| s..s.saturating_add(STREAM_PIECE).min(end))
+            .collect();
+        self.prefetch(&pieces);
+        InputStream {
+            input: self.clone(),
+            pos: start,
+            end,
+            piece: Bytes::new(),
+        }
+    }
+
     /// The whole input, when it is in memory (a buffer or a memory map).
     pub fn in_memory(&self) -> Option<&Bytes> {
         self.bytes.as_ref()
@@ -323,6 +355,47 @@ impl From<Vec<u8>> for Input {
 impl From<&'static [u8]> for Input {
     fn from(bytes: &'static [u8]) -> Self {
         Self::from(Bytes::from_static(bytes))
+    }
+}
+
+/// The size of the pieces [`Input::stream`] reads: large enough that a remote object
+/// streams at full speed, small enough that a few are fetched ahead at once.
+pub const STREAM_PIECE: u64 = 8 << 20;
+
+/// A range of an [`Input`] read front to back ([`Input::stream`]).
+#[derive(Debug)]
+pub struct InputStream {
+    input: Input,
+    /// The offset of the next byte handed out: the first of `piece`, or, with `piece`
+    /// empty, the start of the next piece announced.
+    pos: u64,
+    end: u64,
+    /// What is left of the piece being read.
+    piece: Bytes,
+}
+
+impl InputStream {
+    /// The offset in the input of the next byte to be read.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+}
+
+impl io::Read for InputStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.piece.is_empty() {
+            if self.pos >= self.end || buf.is_empty() {
+                return Ok(0);
+            }
+            // A piece is read whole, as announced, so that the read finds its fetch.
+            let piece_end = self.pos.saturating_add(STREAM_PIECE).min(self.end);
+            self.piece = self.input.read(self.pos..piece_end)?;
+        }
+        let n = buf.len().min(self.piece.len());
+        buf[..n].copy_from_slice(&self.piece[..n]);
+        self.piece = self.piece.slice(n..);
+        self.pos += n as u64;
+        Ok(n)
     }
 }
 

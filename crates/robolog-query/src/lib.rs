@@ -115,7 +115,7 @@ mod plan;
 
 pub use buffers::BufferPool;
 pub use container::{ChunkMeta, Container, Decoded, Entry, Hit, Hits, Want};
-pub use input::{COALESCE_GAP, Input, ReadAt};
+pub use input::{COALESCE_GAP, Input, InputStream, ReadAt, STREAM_PIECE};
 pub use load::Batch;
 pub use merge::{Lent, Messages, Query};
 pub use order::Order;

@@ -23,6 +23,8 @@ pub struct Azurite {
     child: Child,
     python: PathBuf,
     log: PathBuf,
+    /// The requests served, one line each.
+    access_log: PathBuf,
     port: u16,
 }
 
@@ -51,6 +53,7 @@ impl Azurite {
         let location = dir.join("azurite");
         std::fs::create_dir_all(&location).expect("create Azurite's folder");
         let log = dir.join("azurite.log");
+        let access_log = dir.join("azurite-access.log");
         let child = Command::new(&server)
             .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
             .arg("--location")
@@ -61,7 +64,8 @@ impl Azurite {
                 "--disableProductStyleUrl",
             ])
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            // Azurite writes its access log (common log format) to standard output.
+            .stdout(std::fs::File::create(&access_log).expect("create Azurite's access log"))
             .stderr(std::fs::File::create(&log).expect("create Azurite's log"))
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", server.display()));
@@ -69,6 +73,7 @@ impl Azurite {
             child,
             python,
             log,
+            access_log,
             port,
         };
         // Node takes a while to load Azurite on a busy machine.
@@ -113,6 +118,15 @@ impl Azurite {
             .status()
             .expect("run the Azure SDK");
         assert!(status.success(), "uploading {} failed", file.display());
+    }
+
+    /// `(method, path, status)` of the requests served so far, oldest first (the path as asked
+    /// for, the account first: `/devstoreaccount1/fleet/2026/drive.mcap`).
+    pub fn requests(&self) -> Vec<(String, String, u16)> {
+        crate::server_log::settled(&self.access_log)
+            .lines()
+            .filter_map(crate::server_log::common_log_line)
+            .collect()
     }
 }
 

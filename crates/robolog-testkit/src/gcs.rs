@@ -119,7 +119,7 @@ impl Gcs {
     /// `(method, path, status)` of the requests served so far, oldest first (the path as
     /// asked for: robolog's client percent-encodes the key, `/fleet/2026%2Fdrive%2Emcap`).
     pub fn requests(&self) -> Vec<(String, String, u16)> {
-        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let log = crate::server_log::settled(&self.log);
         log.lines()
             .filter_map(|line| {
                 // `... msg="127.0.0.1 - - [date] \"GET /bucket/key HTTP/1.1\" 206 0\n"`

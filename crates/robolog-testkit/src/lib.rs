@@ -29,6 +29,7 @@ pub mod interop;
 pub mod nginx;
 pub mod s3;
 pub mod sample_bytes;
+mod server_log;
 pub mod testdata;
 pub mod truncation;
 

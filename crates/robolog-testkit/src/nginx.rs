@@ -136,9 +136,10 @@ http {{
         format!("http://127.0.0.1:{}/{path}", self.port)
     }
 
-    /// The requests served so far, oldest first.
+    /// The requests served so far, oldest first (once nginx has logged them: it writes a line
+    /// after sending the response).
     pub fn requests(&self) -> Vec<Request> {
-        let log = std::fs::read_to_string(self.dir.join("access.log")).unwrap_or_default();
+        let log = crate::server_log::settled(&self.dir.join("access.log"));
         log.lines()
             .filter_map(|line| {
                 let mut parts = line.splitn(5, ' ');
@@ -153,8 +154,10 @@ http {{
             .collect()
     }
 
-    /// Forgets the requests served so far (empties the access log, which nginx appends to).
+    /// Forgets the requests served so far (empties the access log, which nginx appends to),
+    /// once nginx has logged them: a late line would count for the next command.
     pub fn clear(&self) {
+        crate::server_log::settled(&self.dir.join("access.log"));
         std::fs::write(self.dir.join("access.log"), b"").expect("empty the access log");
     }
 }

@@ -99,18 +99,13 @@ impl S3 {
 
     /// `(method, status)` of the requests of `path` (`/bucket/key`) served so far.
     pub fn requests(&self, path: &str) -> Vec<(String, u16)> {
-        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let log = crate::server_log::settled(&self.log);
         log.lines()
             .filter_map(|line| {
                 // `127.0.0.1 - - [date] "GET /bucket/key HTTP/1.1" 206 -`, maybe coloured.
-                let line = without_colours(line);
-                let (_, request) = line.split_once('"')?;
-                let (request, rest) = request.rsplit_once('"')?;
-                let mut words = request.split(' ');
-                let method = words.next()?;
-                let target = words.next()?;
-                let status = rest.split_whitespace().next()?.parse().ok()?;
-                (target == path).then(|| (method.to_owned(), status))
+                let (method, target, status) =
+                    crate::server_log::common_log_line(&without_colours(line))?;
+                (target == path).then_some((method, status))
             })
             .collect()
     }

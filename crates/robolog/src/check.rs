@@ -76,10 +76,10 @@ pub fn check_bytes(data: Bytes) -> Result<CheckReport> {
 }
 
 /// Checks a log read by position: a buffer, a file ([`Input::open`]), a memory map, a remote
-/// object (feature `remote`). The checks are those of [`check_bytes`]. A bag and a BDDF file
-/// are read in one pass, front to back, what comes next fetched ahead while a remote object
-/// streams in, so that checking one needs neither a download first nor memory for all of it;
-/// an MCAP file is read into memory whole first (its checks need all of it at once).
+/// object (feature `remote`). The checks are those of [`check_bytes`]. A bag, a BDDF file and
+/// an MCAP file are read in one pass, front to back, what comes next fetched ahead while a
+/// remote object streams in, so that checking one needs neither a download first nor memory
+/// for all of it (only an MCAP file in the pre-ratification draft layout is read whole).
 pub fn check_input(input: Input) -> Result<CheckReport> {
     let head = input.read_up_to(0, SNIFF_LEN as u64)?;
     let format = sniff(&head)?;
@@ -88,7 +88,7 @@ pub fn check_input(input: Input) -> Result<CheckReport> {
         #[cfg(feature = "rosbag")]
         Format::Bag => check_bag(input),
         #[cfg(feature = "mcap")]
-        Format::Mcap => check_mcap(&input.read_all()?),
+        Format::Mcap => check_mcap(&input)?,
         #[cfg(feature = "bddf")]
         Format::Bddf => check_bddf(input),
         Format::Rosbag2 => {
@@ -191,32 +191,46 @@ fn check_md5(c: &robolog_rosbag::Connection) -> Option<Problem> {
 }
 
 #[cfg(feature = "mcap")]
-fn check_mcap(data: &Bytes) -> (u64, Vec<Problem>) {
-    let mut problems: Vec<Problem> = robolog_mcap::check(data);
-    if robolog_mcap::draft::detect(data) == Some(robolog_mcap::Layout::Draft) {
-        problems.push(Problem::info(
-            ProblemKind::Unsupported,
-            None,
-            "pre-ratification draft layout (`recover` converts it to ratified MCAP)",
-        ));
+fn check_mcap(input: &Input) -> Result<(u64, Vec<Problem>)> {
+    let tail = input.read_up_to(input.len().saturating_sub(64), 64)?;
+    if robolog_mcap::draft::detect(&tail) == Some(robolog_mcap::Layout::Draft) {
+        return check_draft_mcap(&input.read_all()?);
     }
+    // The summary first: read from the tail, before the walk over the whole file.
     #[cfg(feature = "cdr")]
-    problems.extend(mcap_type_hashes(data));
-    let mut read = 0u64;
-    let mut reader = robolog_mcap::LinearReader::new(data.clone()).into_messages();
-    for message in &mut reader {
-        if message.is_ok() {
-            read += 1;
-        }
-    }
-    (read, problems)
+    let hashes = mcap_type_hashes(input);
+    let checked = robolog_mcap::check_input(input, robolog_mcap::CheckOptions::new())?;
+    #[allow(unused_mut)]
+    let mut problems = checked.problems;
+    #[cfg(feature = "cdr")]
+    problems.extend(hashes);
+    Ok((checked.messages, problems))
+}
+
+/// A file in the draft layout: the ratified checks (which flag what differs), and the messages
+/// a reader reads from it.
+#[cfg(feature = "mcap")]
+fn check_draft_mcap(data: &Bytes) -> Result<(u64, Vec<Problem>)> {
+    let mut problems: Vec<Problem> = robolog_mcap::check(data);
+    problems.push(Problem::info(
+        ProblemKind::Unsupported,
+        None,
+        "pre-ratification draft layout (`recover` converts it to ratified MCAP)",
+    ));
+    #[cfg(feature = "cdr")]
+    problems.extend(mcap_type_hashes(&Input::from(data.clone())));
+    let read = robolog_mcap::LinearReader::new(data.clone())
+        .into_messages()
+        .filter(|m| m.is_ok())
+        .count();
+    Ok((read as u64, problems))
 }
 
 /// The type-hash findings of an MCAP file's ROS 2 channels (none when its channels cannot be
 /// read: the structural problems say why).
 #[cfg(all(feature = "mcap", feature = "cdr"))]
-fn mcap_type_hashes(data: &Bytes) -> Vec<Problem> {
-    let Ok(reader) = robolog_mcap::McapReader::open(data.clone()) else {
+fn mcap_type_hashes(input: &Input) -> Vec<Problem> {
+    let Ok(reader) = robolog_mcap::McapReader::open(input.clone()) else {
         return Vec::new();
     };
     let summary = reader.summary();

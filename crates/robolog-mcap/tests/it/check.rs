@@ -183,3 +183,103 @@ fn a_chunk_over_the_limit_is_reported_without_decoding_it() {
         "{unlimited:?}"
     );
 }
+
+/// A file that is not "in memory" to the checker, so that `check_input` streams it, and that
+/// records every read.
+#[derive(Debug)]
+struct ByPosition {
+    data: Bytes,
+    reads: std::sync::Arc<std::sync::Mutex<Vec<std::ops::Range<u64>>>>,
+}
+
+impl robolog_query::ReadAt for ByPosition {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+    fn read_at(&self, range: std::ops::Range<u64>) -> std::io::Result<Bytes> {
+        self.reads.lock().unwrap().push(range.clone());
+        Ok(self.data.slice(range.start as usize..range.end as usize))
+    }
+}
+
+/// Checks `data` streamed from an input read by position: the problems and the message count
+/// of the check of the same bytes in memory, and the ranges read.
+fn streamed(data: &[u8]) -> (robolog_mcap::Checked, Vec<std::ops::Range<u64>>) {
+    let reads = std::sync::Arc::default();
+    let input = robolog_query::Input::new(ByPosition {
+        data: Bytes::copy_from_slice(data),
+        reads: std::sync::Arc::clone(&reads),
+    });
+    assert!(input.in_memory().is_none());
+    let checked = robolog_mcap::check_input(&input, robolog_mcap::CheckOptions::new()).unwrap();
+    let in_memory = robolog_mcap::check_input(
+        &robolog_query::Input::from(data.to_vec()),
+        robolog_mcap::CheckOptions::new(),
+    )
+    .unwrap();
+    assert_eq!(checked, in_memory);
+    assert_eq!(checked.problems, check(data));
+    let reads = reads.lock().unwrap().clone();
+    (checked, reads)
+}
+
+#[test]
+fn a_file_read_by_position_is_checked_in_one_pass_with_the_same_findings() {
+    let mut files: Vec<(String, Vec<u8>)> = [
+        "demo-zstd.mcap",
+        "demo-lz4.mcap",
+        "demo-uncompressed.mcap",
+        "demo-unchunked.mcap",
+        "demo-out-of-order-zstd.mcap",
+        "demo-zstd-truncated.mcap",
+    ]
+    .iter()
+    .map(|name| (name.to_string(), sample(name)))
+    .collect();
+    for file in robolog_testkit::testdata::files_with_extension("mcap-conformance", ".mcap") {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        files.push((name, std::fs::read(&file).unwrap()));
+    }
+    for hostile in crate::bad_files::generate() {
+        files.push((hostile.name, hostile.bytes));
+    }
+    // Each file is read once, front to back, in one piece (they are small); a valid one is
+    // read that way and in no other.
+    for (name, data) in &files {
+        let (checked, reads) = streamed(data);
+        let whole = 0..data.len() as u64;
+        if !data.is_empty() {
+            assert_eq!(reads.first(), Some(&whole), "{name}");
+        }
+        if checked.problems.is_empty() {
+            assert_eq!(reads, [whole], "{name}");
+        }
+    }
+    // On a valid file, every message a reader reads is counted.
+    for name in ["demo-zstd.mcap", "demo-unchunked.mcap"] {
+        let demo = sample(name);
+        let read = robolog_mcap::LinearReader::new(Bytes::from(demo.clone()))
+            .into_messages()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap()
+            .len();
+        assert_eq!(streamed(&demo).0.messages, read as u64, "{name}");
+        assert!(read > 0);
+    }
+    // Damage anywhere (a cut, a flipped byte, bytes appended) is found as in memory.
+    for (name, data) in files.iter().filter(|(n, _)| n.starts_with("demo-")) {
+        let len = data.len();
+        for at in (0..len)
+            .step_by(len / 40 + 1)
+            .chain([len - 1, len - 8, len - 30])
+        {
+            let _ = streamed(&data[..at]);
+            let mut flipped = data.clone();
+            flipped[at] ^= 0x20;
+            let _ = streamed(&flipped);
+        }
+        let _ = streamed(&[data.as_slice(), b"more"].concat());
+        let (checked, _) = streamed(&[data.as_slice(), b"\x89MCAP0\r\nmore"].concat());
+        assert!(!checked.problems.is_empty(), "{name}");
+    }
+}
