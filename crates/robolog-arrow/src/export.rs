@@ -599,6 +599,16 @@ fn final_name(topic: &str, format: ExportFormat, number: usize, count: usize) ->
 fn open_part(layout: &TopicLayout, settings: &Settings, number: usize) -> Result<Part> {
     let target = temp_target(&settings.out_dir, layout, settings.format, number);
     let file = AtomicFile::create(&target).map_err(|e| Error::io(&target, e))?;
+    // The topic's metadata goes into the schema both formats store (pyarrow's `schema.metadata`
+    // comes from it) and, for Parquet, also into the file's key-value metadata, where readers
+    // that ignore the stored Arrow schema (DuckDB, Spark) look.
+    let schema = Arc::new(
+        layout
+            .schema()
+            .as_ref()
+            .clone()
+            .with_metadata(layout.metadata().clone()),
+    );
     let writer = match settings.format {
         ExportFormat::Parquet => {
             let metadata = layout
@@ -612,20 +622,9 @@ fn open_part(layout: &TopicLayout, settings: &Settings, number: usize) -> Result
                 .set_statistics_enabled(EnabledStatistics::Page)
                 .set_key_value_metadata(Some(sorted(metadata)))
                 .build();
-            PartWriter::Parquet(ArrowWriter::try_new(
-                file,
-                layout.schema().clone(),
-                Some(properties),
-            )?)
+            PartWriter::Parquet(ArrowWriter::try_new(file, schema, Some(properties))?)
         }
-        ExportFormat::ArrowIpc => {
-            let schema = layout
-                .schema()
-                .as_ref()
-                .clone()
-                .with_metadata(layout.metadata().clone());
-            PartWriter::Ipc(FileWriter::try_new(file, &schema)?)
-        }
+        ExportFormat::ArrowIpc => PartWriter::Ipc(FileWriter::try_new(file, &schema)?),
     };
     Ok(Part { writer, rows: 0 })
 }

@@ -151,7 +151,8 @@ impl TopicLayout {
         self.inner.raw
     }
 
-    /// What the exported files carry as key-value metadata: [`META_TOPIC`],
+    /// What the exported files carry in their schema's metadata (and Parquet files in their
+    /// key-value metadata too): [`META_TOPIC`],
     /// [`META_MESSAGE_ENCODING`], [`META_SCHEMA_NAME`], [`META_SCHEMA_ENCODING`] and the
     /// definition ([`META_SCHEMA`] or [`META_SCHEMA_BASE64`]).
     pub fn metadata(&self) -> &HashMap<String, String> {

@@ -89,13 +89,14 @@ def test_to_arrow_is_the_parquet_export(path, tmp_path):
             written = pyarrow.parquet.read_table(file.path)
             table = log.to_arrow(file.topic, raw_undecodable=True)
             assert table.num_rows == file.rows > 0
-            assert table.schema.equals(written.schema), file.topic
+            assert table.schema.equals(written.schema, check_metadata=True), file.topic
             assert table.equals(written), file.topic
-            # The topic's metadata is the file's key-value metadata (pyarrow gives the schema
-            # stored under ARROW:schema, which the export writes without it).
+            # The topic's metadata is both the stored Arrow schema's (what pyarrow reads) and
+            # the file's key-value metadata (what DuckDB and Spark read).
             stored = dict(pyarrow.parquet.read_metadata(file.path).metadata)
             del stored[b"ARROW:schema"]
             assert table.schema.metadata == stored, file.topic
+            assert written.schema.metadata == stored, file.topic
 
 
 def test_bddf_pod_series_hold_their_samples():

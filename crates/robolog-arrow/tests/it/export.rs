@@ -50,6 +50,22 @@ fn parquet_files_carry_the_topic_and_its_definition() {
         imu.schema.as_ref().unwrap().text().unwrap()
     );
     assert_eq!(metadata.num_rows(), 50);
+    // Readers of the stored Arrow schema (pyarrow, arrow-rs) see the same keys.
+    let arrow = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(dir.path().join("imu.parquet")).unwrap(),
+    )
+    .unwrap();
+    let mut stored: BTreeMap<String, String> = kv.clone();
+    stored.remove("ARROW:schema");
+    assert_eq!(
+        arrow
+            .schema()
+            .metadata()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<BTreeMap<_, _>>(),
+        stored
+    );
     let column = reader.metadata().row_group(0).column(3);
     assert_eq!(
         column.compression(),
