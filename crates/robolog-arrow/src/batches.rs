@@ -69,8 +69,10 @@ impl TopicOptions {
         self
     }
 
-    #[cfg(test)]
-    pub(crate) fn batch_rows(mut self, rows: usize) -> Self {
+    /// Batches of at most `rows` rows (at least one; default 64 Ki). A batch also closes
+    /// early when its messages add up to 32 MiB, so that a topic of large messages is read in
+    /// batches of bounded size whatever `rows` is.
+    pub fn batch_rows(mut self, rows: usize) -> Self {
         self.batch_rows = rows.max(1);
         self
     }

@@ -1,98 +1,92 @@
-//! `Log.to_arrow` and `Log.to_polars`, and `robolog.export`: one topic as a table with the layout of `robolog export`
-//! (robolog-arrow's batches), handed to pyarrow through the Arrow PyCapsule interface (the C
-//! stream interface), so that pyarrow takes the Rust arrays without a copy and the package
-//! needs no pyarrow to build.
+//! `Log.arrow_batches`, `Log.to_arrow` and `Log.to_polars`, and `robolog.export`: one topic
+//! with the layout of `robolog export` (robolog-arrow's batches), handed to pyarrow through the
+//! Arrow PyCapsule interface, so that pyarrow takes the Rust arrays without a copy and the
+//! package needs no pyarrow to build.
 //!
-//! The batches are decoded with the GIL released, one at a time, checking for signals between
-//! them; the table is made of them as they are (no concatenation), so building it takes no
-//! more memory than the table itself and one batch.
+//! One code path reads a topic: `arrow_batches` is a `pyarrow.RecordBatchReader` over an
+//! iterator ([`PyArrowBatches`]) that decodes the next batch when the reader is pulled, with
+//! the GIL released and a check for signals before it; `to_arrow` reads that reader whole
+//! (a table made of the batches as they are, no concatenation) and `to_polars` converts the
+//! table. The reader is built by pyarrow from a Python iterator rather than imported from a C
+//! stream (`FFI_ArrowArrayStream`) because a C stream can only report an error as a message:
+//! through the iterator, an error in the middle of a topic reaches the caller as robolog's
+//! exception (`DataError` with its byte offset, `DecodeError`, …), and Ctrl-C as
+//! `KeyboardInterrupt`. Consumers that take Arrow streams (DuckDB, polars, Daft, Ray) take the
+//! reader through its own `__arrow_c_stream__`.
 
 use std::ops::Bound as RangeBound;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use arrow::array::{RecordBatch, RecordBatchIterator};
+use arrow::array::{Array, RecordBatch, StructArray};
 use arrow::datatypes::SchemaRef;
-use arrow::ffi_stream::FFI_ArrowArrayStream;
+use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use pyo3::exceptions::{PyImportError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
-use pyo3::types::{PyCapsule, PyModule};
+use pyo3::types::{PyCapsule, PyModule, PyTuple};
 use robolog_arrow::{ExportFormat, ExportOptions, TopicBatches, TopicOptions};
 
 use crate::errors::arrow_to_py;
 use crate::log::Opened;
 
-/// What `to_arrow` and `to_polars` read of a topic.
+/// What `arrow_batches`, `to_arrow` and `to_polars` read of a topic.
 pub(crate) struct TableRequest {
     pub(crate) columns: Option<Vec<String>>,
     pub(crate) start: Option<u64>,
     pub(crate) end: Option<u64>,
     pub(crate) raw_undecodable: bool,
+    /// Rows per batch at most (robolog-arrow's default when None).
+    pub(crate) batch_size: Option<usize>,
 }
 
-/// The topic's batches as a `pyarrow.Table`.
-pub(crate) fn to_arrow<'py>(
+/// The topic's batches as a `pyarrow.RecordBatchReader`, each decoded when it is pulled.
+pub(crate) fn arrow_batches<'py>(
     py: Python<'py>,
-    opened: &Opened,
+    opened: &Arc<Opened>,
     topic: &str,
     request: TableRequest,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let pyarrow = import_optional(py, "pyarrow", "Log.to_arrow", "arrow")?;
-    let (schema, batches) = read_batches(py, opened, topic, request)?;
-    let stream = PyArrowStream {
-        batches: Mutex::new(Some((schema, batches))),
-    };
-    pyarrow.call_method1("table", (stream,))
+    batch_reader(py, "Log.arrow_batches", opened, topic, request)
+}
+
+/// The topic's batches as a `pyarrow.Table`: `arrow_batches` read whole.
+pub(crate) fn to_arrow<'py>(
+    py: Python<'py>,
+    opened: &Arc<Opened>,
+    topic: &str,
+    request: TableRequest,
+) -> PyResult<Bound<'py, PyAny>> {
+    batch_reader(py, "Log.to_arrow", opened, topic, request)?.call_method0("read_all")
+}
+
+/// The `pyarrow.RecordBatchReader` of `arrow_batches`; `what` names the caller in the
+/// `ImportError` raised without pyarrow.
+fn batch_reader<'py>(
+    py: Python<'py>,
+    what: &str,
+    opened: &Arc<Opened>,
+    topic: &str,
+    request: TableRequest,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pyarrow = import_optional(py, "pyarrow", what, "arrow")?;
+    let batches = PyArrowBatches::new(py, &pyarrow, opened, topic, request)?;
+    let schema = pyarrow.call_method1("schema", (SchemaCapsule(batches.schema.clone()),))?;
+    pyarrow
+        .getattr("RecordBatchReader")?
+        .call_method1("from_batches", (schema, batches))
 }
 
 /// The topic's batches as a `polars.DataFrame` (through pyarrow, which shares the arrays).
 pub(crate) fn to_polars<'py>(
     py: Python<'py>,
-    opened: &Opened,
+    opened: &Arc<Opened>,
     topic: &str,
     request: TableRequest,
 ) -> PyResult<Bound<'py, PyAny>> {
     let polars = import_optional(py, "polars", "Log.to_polars", "polars")?;
     let table = to_arrow(py, opened, topic, request)?;
     polars.call_method1("from_arrow", (table,))
-}
-
-/// Every batch of the topic, decoded with the GIL released.
-fn read_batches(
-    py: Python<'_>,
-    opened: &Opened,
-    topic: &str,
-    request: TableRequest,
-) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
-    let range = (
-        request
-            .start
-            .map_or(RangeBound::Unbounded, RangeBound::Included),
-        request
-            .end
-            .map_or(RangeBound::Unbounded, RangeBound::Excluded),
-    );
-    let mut options = TopicOptions::new()
-        .time_range(range)
-        .raw_undecodable(request.raw_undecodable);
-    if let Some(columns) = request.columns {
-        options = options.columns(columns);
-    }
-    let error = |e| arrow_to_py(e, Some(&opened.path));
-    let mut reader = py
-        .detach(|| TopicBatches::new(&opened.log, topic, options))
-        .map_err(error)?;
-    let schema = reader.schema().clone();
-    let mut batches = Vec::new();
-    loop {
-        py.check_signals()?;
-        match py.detach(|| reader.next_batch()).map_err(error)? {
-            Some(batch) => batches.push(batch),
-            None => break,
-        }
-    }
-    Ok((schema, batches))
 }
 
 /// `module`, or an `ImportError` saying which package `what` needs.
@@ -115,36 +109,158 @@ fn import_optional<'py>(
     })
 }
 
-/// Record batches offered to Arrow consumers once, through `__arrow_c_stream__`.
-#[pyclass(module = "robolog", name = "_ArrowStream", frozen)]
-struct PyArrowStream {
-    batches: Mutex<Option<(SchemaRef, Vec<RecordBatch>)>>,
+/// The batches of one topic as a Python iterator of `pyarrow.RecordBatch`, what
+/// `pyarrow.RecordBatchReader.from_batches` pulls: each `next` decodes one batch.
+#[pyclass(module = "robolog", name = "_ArrowBatches", frozen)]
+struct PyArrowBatches {
+    opened: Arc<Opened>,
+    schema: SchemaRef,
+    /// `pyarrow.record_batch`, which imports a batch offered through `__arrow_c_array__`.
+    record_batch: Py<PyAny>,
+    /// None once the batches are read, or an error ended them.
+    reader: Mutex<Option<TopicBatches>>,
+}
+
+impl PyArrowBatches {
+    fn new(
+        py: Python<'_>,
+        pyarrow: &Bound<'_, PyModule>,
+        opened: &Arc<Opened>,
+        topic: &str,
+        request: TableRequest,
+    ) -> PyResult<Self> {
+        let range = (
+            request
+                .start
+                .map_or(RangeBound::Unbounded, RangeBound::Included),
+            request
+                .end
+                .map_or(RangeBound::Unbounded, RangeBound::Excluded),
+        );
+        let mut options = TopicOptions::new()
+            .time_range(range)
+            .raw_undecodable(request.raw_undecodable);
+        if let Some(columns) = request.columns {
+            options = options.columns(columns);
+        }
+        if let Some(rows) = request.batch_size {
+            options = options.batch_rows(rows);
+        }
+        let reader = py
+            .detach(|| TopicBatches::new(&opened.log, topic, options))
+            .map_err(|e| arrow_to_py(e, Some(&opened.path)))?;
+        Ok(PyArrowBatches {
+            opened: Arc::clone(opened),
+            schema: reader.schema().clone(),
+            record_batch: pyarrow.getattr("record_batch")?.unbind(),
+            reader: Mutex::new(Some(reader)),
+        })
+    }
 }
 
 #[pymethods]
-impl PyArrowStream {
-    /// The Arrow PyCapsule interface: a capsule holding an `ArrowArrayStream` of the batches.
-    /// `requested_schema` is not followed (the protocol allows that): the columns are the
-    /// export's.
+impl PyArrowBatches {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// The next batch as a `pyarrow.RecordBatch`, decoded now with the GIL released; None (the
+    /// end) after the last. The first error ends the batches; Ctrl-C raises
+    /// `KeyboardInterrupt` before decoding one.
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let mut reader = self
+            .reader
+            .lock_py_attached(py)
+            .map_err(|_| PyValueError::new_err("the batches were poisoned by a panic"))?;
+        let Some(batches) = reader.as_mut() else {
+            return Ok(None);
+        };
+        // Before the batch, not during it: nothing read is lost, and a caller that catches the
+        // KeyboardInterrupt may go on pulling.
+        py.check_signals()?;
+        let batch = match py.detach(|| batches.next_batch()) {
+            Ok(Some(batch)) => batch,
+            Ok(None) => {
+                *reader = None;
+                return Ok(None);
+            }
+            Err(error) => {
+                *reader = None;
+                return Err(arrow_to_py(error, Some(&self.opened.path)));
+            }
+        };
+        drop(reader);
+        let batch = BatchCapsules {
+            schema: self.schema.clone(),
+            batch: Mutex::new(Some(batch)),
+        };
+        self.record_batch.bind(py).call1((batch,)).map(Some)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<robolog._ArrowBatches of {:?}>",
+            self.schema
+                .metadata()
+                .get("robolog:topic")
+                .map_or("?", String::as_str)
+        )
+    }
+}
+
+/// A schema offered through `__arrow_c_schema__` (for `pyarrow.schema`).
+#[pyclass(module = "robolog", name = "_ArrowSchema", frozen)]
+struct SchemaCapsule(SchemaRef);
+
+#[pymethods]
+impl SchemaCapsule {
+    /// The Arrow PyCapsule interface: a capsule holding an `ArrowSchema` (a struct of the
+    /// columns, with the topic's metadata).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        schema_capsule(py, &self.0)
+    }
+}
+
+/// One record batch offered once through `__arrow_c_array__` (for `pyarrow.record_batch`).
+#[pyclass(module = "robolog", name = "_ArrowBatch", frozen)]
+struct BatchCapsules {
+    schema: SchemaRef,
+    batch: Mutex<Option<RecordBatch>>,
+}
+
+#[pymethods]
+impl BatchCapsules {
+    /// The Arrow PyCapsule interface: capsules holding the `ArrowSchema` and the `ArrowArray`
+    /// (a struct array of the columns) of the batch, whose buffers pyarrow takes without a
+    /// copy. `requested_schema` is not followed (the protocol allows that): the columns are
+    /// the export's.
     #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_stream__<'py>(
+    fn __arrow_c_array__<'py>(
         &self,
         py: Python<'py>,
         requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let _ = requested_schema;
-        let (schema, batches) = self
-            .batches
+        let batch = self
+            .batch
             .lock_py_attached(py)
-            .map_err(|_| PyValueError::new_err("the stream was poisoned by a panic"))?
+            .map_err(|_| PyValueError::new_err("the batch was poisoned by a panic"))?
             .take()
-            .ok_or_else(|| PyValueError::new_err("the Arrow stream was consumed already"))?;
-        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
-        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
-        // The consumer moves the stream out of the capsule (leaving it released); the capsule's
-        // destructor then drops an empty stream, or releases one nobody took.
-        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+            .ok_or_else(|| PyValueError::new_err("the Arrow batch was taken already"))?;
+        let array = FFI_ArrowArray::new(&StructArray::from(batch).into_data());
+        let schema = schema_capsule(py, &self.schema)?;
+        // The consumer moves the array out of the capsule (leaving it released); the capsule's
+        // destructor then drops an empty array, or releases one nobody took.
+        let array = PyCapsule::new_with_value(py, array, c"arrow_array")?;
+        PyTuple::new(py, [schema.into_any(), array.into_any()])
     }
+}
+
+/// A capsule holding the `ArrowSchema` of `schema` (a struct with its fields and metadata).
+fn schema_capsule<'py>(py: Python<'py>, schema: &SchemaRef) -> PyResult<Bound<'py, PyCapsule>> {
+    let ffi = FFI_ArrowSchema::try_from(schema.as_ref())
+        .map_err(|e| PyValueError::new_err(format!("the Arrow schema cannot be exported: {e}")))?;
+    PyCapsule::new_with_value(py, ffi, c"arrow_schema")
 }
 
 /// One file written by `export`.

@@ -19,8 +19,9 @@
 //!
 //! - `log`: `robolog.open` and `Log` (channels, summary, queries);
 //! - `messages`: the message iterator and `Message`;
-//! - `columnar`: `Log.to_arrow` and `Log.to_polars` (robolog-arrow's batches, handed over
-//!   through the Arrow PyCapsule interface);
+//! - `columnar`: `Log.arrow_batches`, `Log.to_arrow`, `Log.to_polars` and `export`
+//!   (robolog-arrow's batches, decoded as they are pulled and handed over through the Arrow
+//!   PyCapsule interface);
 //! - `decode`: decoded values as Python objects (the package's value rules);
 //! - `buffer`: message bytes shared with Python without a copy (the crate's only unsafe
 //!   code);

@@ -51,7 +51,9 @@ impl Opened {
 
 /// Opens a log: a ROS bag (2.0 or 1.2), an MCAP or BDDF file (recognised from their first
 /// bytes, whatever their names), or a ROS 2 bag (a directory with metadata.yaml, or a lone
-/// .db3 file). Use it as a context manager to release the file when done.
+/// .db3 file). `path` may be a URL (a str: `http(s)://`, `s3://`, `gs://`, `az://`), read by
+/// ranged requests of what is needed, as the CLI reads it (S3, GCS and Azure credentials
+/// from the environment). Use it as a context manager to release the file when done.
 #[pyfunction]
 pub(crate) fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyLog> {
     let log = py
@@ -191,6 +193,35 @@ impl PyLog {
         Ok(PyMessages::new(opened, messages))
     }
 
+    /// The messages of `topic` as a `pyarrow.RecordBatchReader` of the batches of `to_arrow`
+    /// (same columns and arguments), each decoded when the reader is pulled (with the GIL
+    /// released), so that memory holds one batch however long the topic: for streaming a big
+    /// topic to Ray Data, Daft, DuckDB or polars, which take the reader as it is, or to a file
+    /// (`pyarrow.parquet.ParquetWriter`). A batch has at most `batch_size` rows (default
+    /// 65,536), fewer when its messages add up to 32 MiB.
+    ///
+    /// Errors in the topic's name, columns or type are raised here; one met in the middle of
+    /// the topic (a damaged chunk, a message that does not match its definition) is raised by
+    /// the pull that meets it, as robolog's exception (`DataError` with the byte offset,
+    /// `DecodeError`, …), and ends the batches. Ctrl-C between two batches raises
+    /// `KeyboardInterrupt`. The reader can be dropped before its end.
+    #[pyo3(signature = (topic, columns=None, *, start=None, end=None, raw_undecodable=false, batch_size=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn arrow_batches<'py>(
+        &self,
+        py: Python<'py>,
+        topic: &str,
+        columns: Option<Bound<'_, PyAny>>,
+        start: Option<u64>,
+        end: Option<u64>,
+        raw_undecodable: bool,
+        batch_size: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let opened = self.opened(py)?;
+        let request = table_request(columns, start, end, raw_undecodable, batch_size)?;
+        crate::columnar::arrow_batches(py, &opened, topic, request)
+    }
+
     /// The messages of `topic` (its exact name) as a `pyarrow.Table` with the layout of
     /// `robolog export`: `log_time` and `publish_time` (timestamps, ns, UTC; `publish_time`
     /// null where the format has none), then one column per top-level field of the message
@@ -202,7 +233,8 @@ impl PyLog {
     /// `raw_undecodable=True` gives a topic robolog cannot decode as raw bytes (a `data`
     /// column) instead of raising `DecodeError`. Raises `ValueError` for a topic the log does
     /// not have or a column the topic does not have, and `ImportError` without pyarrow. The
-    /// arrays are handed to pyarrow without a copy (the Arrow PyCapsule interface).
+    /// arrays are handed to pyarrow without a copy (the Arrow PyCapsule interface). The table
+    /// is `arrow_batches(...).read_all()`: its chunks are those batches, not concatenated.
     #[pyo3(signature = (topic, columns=None, *, start=None, end=None, raw_undecodable=false))]
     fn to_arrow<'py>(
         &self,
@@ -214,7 +246,7 @@ impl PyLog {
         raw_undecodable: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let opened = self.opened(py)?;
-        let request = table_request(columns, start, end, raw_undecodable)?;
+        let request = table_request(columns, start, end, raw_undecodable, None)?;
         crate::columnar::to_arrow(py, &opened, topic, request)
     }
 
@@ -231,7 +263,7 @@ impl PyLog {
         raw_undecodable: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let opened = self.opened(py)?;
-        let request = table_request(columns, start, end, raw_undecodable)?;
+        let request = table_request(columns, start, end, raw_undecodable, None)?;
         crate::columnar::to_polars(py, &opened, topic, request)
     }
 
@@ -273,18 +305,23 @@ impl PyLog {
     }
 }
 
-/// The arguments of `to_arrow` and `to_polars`.
+/// The arguments of `arrow_batches`, `to_arrow` and `to_polars`.
 fn table_request(
     columns: Option<Bound<'_, PyAny>>,
     start: Option<u64>,
     end: Option<u64>,
     raw_undecodable: bool,
+    batch_size: Option<usize>,
 ) -> PyResult<crate::columnar::TableRequest> {
+    if batch_size == Some(0) {
+        return Err(PyValueError::new_err("batch_size must be at least 1"));
+    }
     Ok(crate::columnar::TableRequest {
         columns: columns.map(|c| topic_patterns(&c)).transpose()?,
         start,
         end,
         raw_undecodable,
+        batch_size,
     })
 }
 

@@ -226,6 +226,18 @@ pub(crate) fn convert(
 
 /// Opens a log as the package does: a damaged uncompressed MCAP chunk is an error, not data
 /// copied on unnoticed (`OpenOptions::check_uncompressed_chunks`, as the command line).
+/// The URL `path` names (`http(s)://`, `s3://`, `gs://`, `az://`), None for a local path.
+fn url(path: &Path) -> Option<&str> {
+    path.to_str().filter(|p| robolog::is_url(p))
+}
+
+/// The object behind `url`, read by ranged requests.
+fn remote_input(url: &str) -> robolog::Result<robolog::Input> {
+    let options = robolog::remote::RemoteOptions::new();
+    let remote = robolog::remote::Remote::open(url, &options).map_err(std::io::Error::from)?;
+    Ok(remote.input())
+}
+
 pub(crate) fn open_checked(path: &Path) -> robolog::Result<robolog::Log> {
     robolog::OpenOptions::new()
         .check_uncompressed_chunks(true)
@@ -391,12 +403,17 @@ impl LogWriter for Interruptible {
 
 /// Checks the structure of the log at `path` (the CLI's `robolog check`): indexes against
 /// data, chunk CRCs, counts, md5sums; every problem with its byte offset. `valid` is False
-/// when a problem is an error (with `strict=True`, a warning too).
+/// when a problem is an error (with `strict=True`, a warning too). A URL's object is read by
+/// ranged requests (a bag or BDDF file front to back as it streams in).
 #[pyfunction]
 #[pyo3(signature = (path, *, strict=false))]
 pub(crate) fn check(py: Python<'_>, path: PathBuf, strict: bool) -> PyResult<PyCheckReport> {
     let report = py
-        .detach(|| robolog::check(&path))
+        .detach(|| match url(&path) {
+            // Read by position: a bag or BDDF object streams in, front to back.
+            Some(url) => robolog::check_input(remote_input(url)?),
+            None => robolog::check(&path),
+        })
         .map_err(|e| to_py(e, Some(&path)))?;
     let failing = if strict {
         robolog::Severity::Warning
@@ -414,7 +431,8 @@ pub(crate) fn check(py: Python<'_>, path: PathBuf, strict: bool) -> PyResult<PyC
 
 /// Writes a valid, indexed copy of a damaged, cut or unindexed log (the CLI's
 /// `robolog recover`), in the same format (a bag 1.2 becomes 2.0; a ROS 2 bag becomes a bag
-/// directory at `output`), and says what was recovered and lost. `output` may be `input`.
+/// directory at `output`), and says what was recovered and lost. `output` may be `input`. An
+/// `input` URL's object is fetched whole first, as the CLI does.
 #[pyfunction]
 pub(crate) fn recover(
     py: Python<'_>,
@@ -422,7 +440,14 @@ pub(crate) fn recover(
     output: PathBuf,
 ) -> PyResult<PyRecoverReport> {
     let report = py
-        .detach(|| robolog::recover_file(&input, &output))
+        .detach(|| match url(&input) {
+            // Recovering reads every byte: the object is fetched whole, as the CLI does.
+            Some(url) => {
+                let data = remote_input(url)?.read_all()?;
+                robolog::recover(&data, robolog::Output::file(&output)?).map(|(report, _)| report)
+            }
+            None => robolog::recover_file(&input, &output),
+        })
         .map_err(|e| match e {
             // Reading the input is what fails, unless the output cannot be written.
             e @ robolog::Error::Io(_) if input.exists() => to_py(e, Some(&output)),

@@ -1,13 +1,22 @@
-"""Shared helpers of the robolog Python tests: where the repository's test data is, and the
-files of each format."""
+"""Shared helpers of the robolog Python tests: where the repository's test data is, the files
+of each format, a generated large log, and an nginx on the loopback for URLs."""
 
+import os
 import pathlib
+import shutil
+import socket
+import struct
+import subprocess
+import threading
+import time
 
 import pytest
 import yaml
 from rosbags.highlevel import AnyReader, AnyReaderError
 from rosbags.rosbag2 import Reader as Ros2Reader
 from rosbags.typesys import Stores, get_typestore
+
+import robolog
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 TESTDATA = REPO / "testdata"
@@ -99,3 +108,126 @@ def at_repo(monkeypatch):
     """Runs the test from the repository root, as the CLI's golden files were made."""
     monkeypatch.chdir(REPO)
     return REPO
+
+
+def big_mcap(path, count, chunk_size=None):
+    """An MCAP file of `count` small ros1 messages (`uint64 n`, n = 0, 1, ...) on `/n`, written by
+    robolog.Writer in zstd chunks."""
+    with robolog.Writer(path, compression="zstd", chunk_size=chunk_size) as writer:
+        channel = writer.add_channel(
+            "/n", "ros1", schema_name="p/N", schema_encoding="ros1msg", schema_data=b"uint64 n\n"
+        )
+        for i in range(count):
+            writer.write(channel, 1_000_000 + i, struct.pack("<Q", i))
+    return path
+
+
+class Nginx:
+    """A real nginx on a free loopback port serving `root`, as robolog-testkit's (the Rust remote
+    tests'): the requests it served are read back from its access log."""
+
+    def __init__(self, dir: pathlib.Path, binary: str):
+        self.root = dir / "www"
+        self.root.mkdir(parents=True)
+        (dir / "temp").mkdir()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.access_log = dir / "access.log"
+        conf = dir / "nginx.conf"
+        # Started as root, workers would drop to `nobody`, who cannot read a private temporary
+        # folder: they stay root (nginx ignores `user` when not started as root).
+        conf.write_text(
+            f"""daemon off;
+master_process off;
+worker_processes 1;
+user root;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    default_type application/octet-stream;
+    log_format counted '$request_method $uri $status $body_bytes_sent "$http_range"';
+    access_log {self.access_log} counted;
+    client_body_temp_path {dir}/temp/body;
+    proxy_temp_path {dir}/temp/proxy;
+    fastcgi_temp_path {dir}/temp/fastcgi;
+    uwsgi_temp_path {dir}/temp/uwsgi;
+    scgi_temp_path {dir}/temp/scgi;
+    server {{
+        listen 127.0.0.1:{self.port};
+        root {self.root};
+    }}
+}}
+"""
+        )
+        self.process = subprocess.Popen(
+            [binary, "-p", str(dir), "-c", str(conf)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    error = (dir / "error.log").read_text() if (dir / "error.log").exists() else ""
+                    raise RuntimeError(f"nginx did not listen on port {self.port}: {error}")
+                time.sleep(0.02)
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def requests(self):
+        """(method, path, status, bytes sent, Range header or "-") of each request served."""
+        out = []
+        for line in self.access_log.read_text().splitlines():
+            method, path, status, sent, byte_range = line.split(" ", 4)
+            out.append((method, path, int(status), int(sent), byte_range.strip('"')))
+        return out
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture(scope="session")
+def nginx(tmp_path_factory):
+    """An nginx serving a temporary folder (`nginx.root`); the tests skip without nginx, unless
+    ROBOLOG_INTEROP=required (as .ci/run sets, after installing it)."""
+    binary = shutil.which("nginx") or next(
+        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.path.isfile(p)), None
+    )
+    if binary is None:
+        if os.environ.get("ROBOLOG_INTEROP") == "required":
+            pytest.fail("ROBOLOG_INTEROP=required but nginx is not installed (apt-get install nginx)")
+        pytest.skip("nginx is not installed (apt-get install nginx)")
+    server = Nginx(tmp_path_factory.mktemp("nginx"), binary)
+    yield server
+    server.stop()
+
+
+def largest_gap_while(work):
+    """Runs `work` in a thread and returns (largest pause of this thread's loop, duration of
+    the work): a thread holding the GIL for the whole work stops this loop for as long."""
+    done = threading.Event()
+    elapsed = []
+
+    def run():
+        t0 = time.perf_counter()
+        work()
+        elapsed.append(time.perf_counter() - t0)
+        done.set()
+
+    worker = threading.Thread(target=run)
+    last, gap = time.perf_counter(), 0.0
+    worker.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        gap, last = max(gap, now - last), now
+        time.sleep(0.001)
+    worker.join()
+    return gap, elapsed[0]

@@ -41,8 +41,8 @@ def test_there_are_examples():
 @pytest.mark.parametrize("where, code", EXAMPLES, ids=[f"{w}-{i}" for i, (w, _) in enumerate(EXAMPLES)])
 def test_example_runs(at_repo, where, code):
     # The guide's examples with optional libraries run where they are installed: the CI venv
-    # has pandas, polars and Ray (tests/requirements.txt), not Daft.
-    for module in ("pandas", "polars", "daft", "ray"):
+    # has them all (tests/requirements.txt).
+    for module in ("pandas", "polars", "daft", "ray", "duckdb"):
         if f"import {module}" in code:
             pytest.importorskip(module)
     exec(compile(code, where, "exec"), {"__name__": "__example__"})

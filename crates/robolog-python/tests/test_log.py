@@ -7,12 +7,11 @@ import shutil
 import signal
 import struct
 import threading
-import time
 
 import pytest
 
 import robolog
-from conftest import REPO, TESTDATA
+from conftest import REPO, TESTDATA, big_mcap, largest_gap_while
 
 GOLDEN = REPO / "crates/robolog-cli/tests/it/golden"
 REF_LZ4 = TESTDATA / "bags/generated/ros_comm/ref_lz4.bag"
@@ -118,43 +117,9 @@ def test_cut_files_raise_truncated_errors():
     assert isinstance(raised.value, robolog.DataError)
 
 
-def big_mcap(path, count):
-    """An MCAP file of `count` small ros1 messages, written by robolog.Writer."""
-    with robolog.Writer(path, compression="zstd") as writer:
-        channel = writer.add_channel(
-            "/n", "ros1", schema_name="p/N", schema_encoding="ros1msg", schema_data=b"uint64 n\n"
-        )
-        for i in range(count):
-            writer.write(channel, 1_000_000 + i, struct.pack("<Q", i))
-    return path
-
-
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
     return big_mcap(tmp_path_factory.mktemp("big") / "big.mcap", 200_000)
-
-
-def largest_gap_while(work):
-    """Runs `work` in a thread and returns (largest pause of this thread's loop, duration of
-    the work): a thread holding the GIL for the whole work stops this loop for as long."""
-    done = threading.Event()
-    elapsed = []
-
-    def run():
-        t0 = time.perf_counter()
-        work()
-        elapsed.append(time.perf_counter() - t0)
-        done.set()
-
-    worker = threading.Thread(target=run)
-    last, gap = time.perf_counter(), 0.0
-    worker.start()
-    while not done.is_set():
-        now = time.perf_counter()
-        gap, last = max(gap, now - last), now
-        time.sleep(0.001)
-    worker.join()
-    return gap, elapsed[0]
 
 
 @pytest.mark.parametrize("work", ["check", "convert"])

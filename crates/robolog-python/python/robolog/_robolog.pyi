@@ -171,6 +171,26 @@ class Log:
     ) -> Messages:
         """The messages in log-time order, of the topics given (names or globs) and in
         ``[start, end)`` (nanoseconds)."""
+    def arrow_batches(
+        self,
+        topic: str,
+        columns: Union[str, Iterable[str], None] = None,
+        *,
+        start: Optional[int] = None,
+        end: Optional[int] = None,
+        raw_undecodable: bool = False,
+        batch_size: Optional[int] = None,
+    ) -> pyarrow.RecordBatchReader:
+        """The batches of ``to_arrow`` (same columns and arguments) as a reader that decodes
+        each batch when it is pulled (with the GIL released): memory holds one batch however
+        long the topic. Ray Data, Daft, DuckDB and polars take the reader as it is. A batch has
+        at most ``batch_size`` rows (default 65,536), fewer when its messages add up to 32 MiB.
+
+        Unknown topics or columns and undecodable types raise here; an error in the middle of
+        the topic (a damaged chunk, a message that does not match its definition) is raised by
+        the pull that meets it as robolog's exception (DataError with the byte offset,
+        DecodeError, ...) and ends the batches. Ctrl-C between batches raises
+        KeyboardInterrupt. The reader may be dropped before its end."""
     def to_arrow(
         self,
         topic: str,
@@ -189,7 +209,8 @@ class Log:
         ``start``/``end`` keep log times in ``[start, end)``; ``raw_undecodable=True`` gives a
         topic robolog cannot decode as raw bytes (a ``data`` column) instead of raising
         DecodeError. Raises ValueError for an unknown topic or column, ImportError without
-        pyarrow. The arrays are handed over without a copy (Arrow PyCapsule interface)."""
+        pyarrow. The arrays are handed over without a copy (Arrow PyCapsule interface). It is
+        ``arrow_batches(...).read_all()``: the table's chunks are those batches."""
     def to_polars(
         self,
         topic: str,
@@ -213,7 +234,9 @@ class Log:
 
 def open(path: PathLike) -> Log:
     """Opens a ROS bag, MCAP or BDDF file (recognised from its first bytes) or a ROS 2 bag
-    (a directory, or a .db3 file)."""
+    (a directory, or a .db3 file). ``path`` may be a URL (a str: ``http(s)://``, ``s3://``,
+    ``gs://``, ``az://``), read by ranged requests of what is needed; so may the inputs of
+    ``check``, ``convert``, ``merge``, ``recover`` and ``export``."""
 
 class ConvertReport:
     """What ``convert`` or ``merge`` wrote, and what it left out."""
