@@ -11,6 +11,7 @@ use crate::error::{Error, RecordKind, Result};
 use crate::format::framing::view_record;
 use crate::format::time::RosTime;
 use crate::format::v12::{V12Header, parse_v12_header};
+use crate::linear::zero_run;
 use crate::open::IndexStatus;
 
 /// One 1.2 message: its connection, time, and where its data is in the file.
@@ -156,12 +157,23 @@ pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Con
     }
 }
 
-/// Walks every record, keeping the messages before the first damage.
+/// Walks every record, keeping the messages before the first damage. Unless `strict`, a run of
+/// four or more zero bytes where a record should start is skipped and reported, as the 2.0
+/// readers and the 1.2 stream do (a recorder's preallocated or unflushed tail).
 pub(crate) fn linear(file: &[u8], start: usize, strict: bool) -> Result<V12Contents> {
     let mut defs = V12Definitions::default();
     let mut contents = V12Contents::default();
     let mut pos = start;
     while pos < file.len() {
+        if !strict && file[pos..].starts_with(&[0; 4]) {
+            let run = file[pos..].iter().take_while(|&&b| b == 0).count();
+            let at_end = pos + run == file.len();
+            contents
+                .problems
+                .push(zero_run(pos as u64, run as u64, at_end));
+            pos += run;
+            continue;
+        }
         let stop = |contents: &mut V12Contents, e: Error| -> Result<()> {
             if strict {
                 return Err(e);

@@ -1,7 +1,8 @@
 //! The two readers of the record stream follow one set of rules: fed the same damaged 2.0 bag,
 //! the in-memory scan (opening a bag without its index, and reindexing it) and the stream
 //! reader return the same messages at the same positions, and report the same problems at the
-//! same offsets and the same counts of what was lost.
+//! same offsets and the same counts of what was lost. A 1.2 bag's two readers skip zero runs
+//! alike too.
 
 use std::io::Cursor;
 
@@ -361,4 +362,77 @@ fn a_corrupt_chunk_is_salvaged_and_reading_goes_on_alike() {
             "{compression}"
         );
     }
+}
+
+/// What the in-memory 1.2 reader (opening without strictness, and reindexing to 2.0) gives.
+fn v12_by_scan(bytes: &[u8]) -> (Vec<(u32, u64, Vec<u8>, Position)>, Vec<Problem>) {
+    let bag = Bag::open(Bytes::copy_from_slice(bytes)).unwrap();
+    let messages = bag
+        .messages()
+        .order(Order::File)
+        .into_iter()
+        .map(|m| {
+            let m = m.unwrap();
+            (m.conn, m.time_ns, m.data.to_vec(), m.position)
+        })
+        .collect();
+    let report = reindex(
+        &Bytes::copy_from_slice(bytes),
+        Cursor::new(Vec::new()),
+        &ReindexOptions::new(),
+    )
+    .unwrap();
+    // A bag without a file header has no index to miss: no problem says so.
+    assert_eq!(bag.problems(), &report.problems[..]);
+    (messages, report.problems)
+}
+
+#[test]
+fn zeros_in_a_v12_bag_are_skipped_by_both_of_its_readers() {
+    let original = robolog_testkit::testdata::read("bags/generated/ros_comm/v12_noheader.bag");
+    let intact = by_stream(&original);
+    assert!(intact.messages.len() >= 3 && intact.problems.is_empty());
+    // Before the record of the second message, and after the last record.
+    let Position::File(second) = intact.messages[1].3 else {
+        panic!("1.2 messages are at file positions");
+    };
+    let second = second as usize;
+    let mut bytes = original.clone();
+    bytes.splice(second..second, [0; 100]);
+    bytes.extend([0; 64]);
+
+    let (messages, problems) = v12_by_scan(&bytes);
+    let streamed = by_stream(&bytes);
+    assert_eq!(messages, streamed.messages);
+    assert_eq!(problems, streamed.problems);
+    let shifted = |p: Position| match p {
+        Position::File(at) if at as usize >= second => Position::File(at + 100),
+        other => other,
+    };
+    let expected: Vec<_> = intact
+        .messages
+        .iter()
+        .map(|(conn, time, data, at)| (*conn, *time, data.clone(), shifted(*at)))
+        .collect();
+    assert_eq!(messages, expected);
+    let found: Vec<_> = problems
+        .iter()
+        .map(|p| (p.severity, p.offset, p.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                Severity::Warning,
+                Some(second as u64),
+                "skipped 100 zero bytes between records"
+            ),
+            (
+                Severity::Warning,
+                Some(original.len() as u64 + 100),
+                "the bag ends with 64 zero bytes"
+            ),
+        ]
+    );
+    assert_eq!(streamed.counts, [0; 4]);
 }
