@@ -14,11 +14,14 @@ use robolog_rosbag::{
 /// The record and chunk limit both readers are given.
 const LIMIT: usize = 1 << 24;
 
+/// Messages in file order: connection, time, data, position.
+type Messages = Vec<(u32, u64, Vec<u8>, Position)>;
+
 /// What a reader gave: messages in file order, problems, and the counts of the salvaged and
 /// dropped messages, the incomplete records and the bytes dropped.
 #[derive(Debug, PartialEq)]
 struct Read {
-    messages: Vec<(u32, u64, Vec<u8>, Position)>,
+    messages: Messages,
     problems: Vec<Problem>,
     counts: [u64; 4],
 }
@@ -365,7 +368,7 @@ fn a_corrupt_chunk_is_salvaged_and_reading_goes_on_alike() {
 }
 
 /// What the in-memory 1.2 reader (opening without strictness, and reindexing to 2.0) gives.
-fn v12_by_scan(bytes: &[u8]) -> (Vec<(u32, u64, Vec<u8>, Position)>, Vec<Problem>) {
+fn v12_by_scan(bytes: &[u8]) -> (Messages, Vec<Problem>) {
     let bag = Bag::open(Bytes::copy_from_slice(bytes)).unwrap();
     let messages = bag
         .messages()
