@@ -2,10 +2,10 @@
 # Every file a publishable crate's library pulls in at compile time (`include_str!`,
 # `include_bytes!`, `#[path = ...]` in src/ and build.rs) is inside that crate's package.
 #
-# This stands in for `cargo publish --dry-run`'s verification build, which rebuilds every crate and
-# its dependencies once more from the unpacked packages (the longest CI step). What that build
-# catches beyond the per-crate `cargo check` runs is a source file reaching outside its package;
-# this finds exactly that, from `cargo package --list`, in seconds.
+# This stands in for the verification build of `cargo publish --dry-run`, which rebuilds every
+# crate and its dependencies once more from the unpacked packages (the longest CI step). What that
+# build catches beyond the per-crate `cargo check` runs is a source file reaching outside its
+# package; this finds exactly that, from `cargo package --list`, in seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
