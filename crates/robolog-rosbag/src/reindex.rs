@@ -4,13 +4,13 @@
 use std::io::{BufWriter, Seek, Write};
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, Bytes, Problem, Severity};
+use robolog_framing::{AtomicFile, Bytes, Problem};
 
 use crate::error::{Error, Result};
 use crate::format::version::{Version, parse_version_line};
 use crate::open::read_file_header;
 use crate::scan::{ScanOptions, scan};
-use crate::v12::{linear, v12_layout};
+use crate::v12::linear;
 use crate::writer::{WriteOptions, Writer};
 
 /// What reindex keeps.
@@ -117,7 +117,7 @@ pub fn reindex<W: Write + Seek>(
     let (version, line_len) = parse_version_line(input)?;
     let cap = options.max_chunk_size.unwrap_or(1 << 30);
     match version {
-        Version::V1_2 => convert_v12(input, line_len, output, options),
+        Version::V1_2 => convert_v12(input, output, options),
         Version::V2_0 => {
             let (_, start) = read_file_header(input, line_len)?;
             let scanned = scan(
@@ -169,12 +169,10 @@ pub fn reindex<W: Write + Seek>(
 /// connection per topic and definition.
 fn convert_v12<W: Write + Seek>(
     input: &Bytes,
-    line_len: usize,
     output: W,
     options: &ReindexOptions,
 ) -> Result<ReindexReport> {
-    let (records_start, _, _) = v12_layout(input, line_len)?;
-    let contents = linear(input, records_start, false)?;
+    let contents = linear(input, false)?;
     let mut writer = Writer::with_options(output, options.write.clone())?;
     for connection in &contents.connections {
         writer.insert_connection(connection.clone())?;
@@ -183,19 +181,14 @@ fn convert_v12<W: Write + Seek>(
         writer.write_at(m.conn, m.time, &input[m.data.clone()])?;
     }
     let (_, chunks) = writer.finish_with_count()?;
-    let damaged = contents
-        .problems
-        .iter()
-        .filter(|p| p.severity == Severity::Error)
-        .count() as u64;
     Ok(ReindexReport {
         input_version: Version::V1_2,
         chunks,
         messages: contents.messages.len() as u64,
         salvaged_messages: 0,
-        dropped_messages: 0,
-        incomplete_records: damaged,
-        bytes_dropped: (input.len() - contents.end) as u64,
+        dropped_messages: contents.dropped_messages,
+        incomplete_records: contents.incomplete_records,
+        bytes_dropped: contents.bytes_dropped,
         problems: contents.problems,
     })
 }

@@ -318,6 +318,12 @@ impl<R: Read> StreamReader<R> {
         &self.report
     }
 
+    /// The connections of a 1.2 bag, by id (their index), for the in-memory reader that walks
+    /// a 1.2 bag with this reader.
+    pub(crate) fn into_v12_connections(self) -> Vec<Connection> {
+        self.v12.connections
+    }
+
     /// The next message, `Ok(None)` at the end.
     pub fn next_message(&mut self) -> Result<Option<Message>> {
         loop {

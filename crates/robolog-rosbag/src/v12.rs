@@ -1,5 +1,6 @@
 //! Reading format 1.2: through its per-topic index (absolute offsets) when it has a valid one,
-//! by a linear walk of the records otherwise.
+//! by a linear walk of the records otherwise (the 1.2 stream reader's walk, over the file's
+//! bytes).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -11,8 +12,9 @@ use crate::error::{Error, RecordKind, Result};
 use crate::format::framing::view_record;
 use crate::format::time::RosTime;
 use crate::format::v12::{V12Header, parse_v12_header};
-use crate::linear::zero_run;
 use crate::open::IndexStatus;
+use crate::query::Position;
+use crate::stream::{StreamOptions, StreamReader};
 
 /// One 1.2 message: its connection, time, and where its data is in the file.
 #[derive(Debug, Clone)]
@@ -31,8 +33,10 @@ pub(crate) struct V12Contents {
     pub(crate) messages: Vec<V12Message>,
     pub(crate) status: Option<IndexStatus>,
     pub(crate) problems: Vec<Problem>,
-    /// Where a linear read stopped (the end of the last complete record).
-    pub(crate) end: usize,
+    /// What a linear read lost to damage (see [`crate::StreamReport`]).
+    pub(crate) dropped_messages: u64,
+    pub(crate) incomplete_records: u64,
+    pub(crate) bytes_dropped: u64,
 }
 
 /// A message definition: (type, md5, definition text).
@@ -130,7 +134,7 @@ pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Con
         if has_header && strict {
             return Err(Error::Unindexed);
         }
-        let mut contents = linear(file, records_start, strict)?;
+        let mut contents = linear(file, strict)?;
         contents.status = Some(IndexStatus::Missing);
         return Ok(contents);
     }
@@ -138,7 +142,7 @@ pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Con
         Ok(contents) => Ok(contents),
         Err(e) if strict => Err(e),
         Err(e) => {
-            let mut contents = linear(file, records_start, false)?;
+            let mut contents = linear(file, false)?;
             let (offset, message) = match e {
                 Error::IndexDamaged { offset, message } => (offset, message),
                 other => (other.offset().unwrap_or(index_pos), other.to_string()),
@@ -157,104 +161,56 @@ pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Con
     }
 }
 
-/// Walks every record, keeping the messages before the first damage. Unless `strict`, a run of
-/// four or more zero bytes where a record should start is skipped and reported, as the 2.0
-/// readers and the 1.2 stream do (a recorder's preallocated or unflushed tail).
-pub(crate) fn linear(file: &[u8], start: usize, strict: bool) -> Result<V12Contents> {
-    let mut defs = V12Definitions::default();
+/// Walks every record in file order, keeping the messages before the first damage.
+///
+/// The walk is the 1.2 stream reader's, over the file's bytes: one set of rules (zero runs,
+/// record framing, definitions, damage and its wording) for both ways of reading a 1.2 bag. Each
+/// message is kept as where its data lies in `file` (the stream reader hands over a copy, which
+/// is dropped at once). Without `strict`, damage ends the walk and is reported instead of
+/// returned.
+pub(crate) fn linear(file: &[u8], strict: bool) -> Result<V12Contents> {
+    // A record cannot be longer than the file: no other limit is needed in memory.
+    let options = StreamOptions::new()
+        .recover(!strict)
+        .max_record_size(file.len() as u64);
+    let mut reader = StreamReader::with_options(file, options)?;
     let mut contents = V12Contents::default();
-    let mut pos = start;
-    while pos < file.len() {
-        if !strict && file[pos..].starts_with(&[0; 4]) {
-            let run = file[pos..].iter().take_while(|&&b| b == 0).count();
-            let at_end = pos + run == file.len();
-            contents
-                .problems
-                .push(zero_run(pos as u64, run as u64, at_end));
-            pos += run;
-            continue;
-        }
-        let stop = |contents: &mut V12Contents, e: Error| -> Result<()> {
-            if strict {
-                return Err(e);
-            }
-            let rest = file.len() - pos;
-            contents.problems.push(Problem::error(
-                e.problem_kind(),
-                pos as u64,
-                format!("{e}; the remaining {rest} bytes were not read"),
-            ));
-            Ok(())
+    while let Some(message) = reader.next_message()? {
+        let Position::File(offset) = message.position else {
+            continue; // a 1.2 bag has no chunks
         };
-        let record = match view_record(&file[pos..], pos as u64) {
-            Ok(r) if r.is_complete() => r,
-            Ok(r) => {
-                stop(&mut contents, r.truncated(RecordKind::Record))?;
-                break;
-            }
-            Err(e) => {
-                stop(&mut contents, e)?;
-                break;
-            }
-        };
-        let header = match parse_v12_header(record.header, record.header_offset()) {
-            Ok(h) => h,
-            Err(e) => {
-                stop(&mut contents, e)?;
-                break;
-            }
-        };
-        match header {
-            V12Header::MessageDefinition {
-                topic,
-                md5,
-                message_type,
-                definition,
-            } => defs.define(topic, message_type, md5, definition),
-            V12Header::MessageData {
-                topic,
-                message_type,
-                time,
-                ..
-            } => match defs.connection_for(topic, message_type, pos as u64) {
-                Ok(conn) => {
-                    let data_start = record.data_offset() as usize;
-                    contents.messages.push(V12Message {
-                        conn,
-                        time,
-                        data: data_start..data_start + record.data.len(),
-                        offset: pos as u64,
-                    });
-                }
-                Err(e) => {
-                    if strict {
-                        return Err(e);
-                    }
-                    contents.problems.push(Problem::error(
-                        e.problem_kind(),
-                        pos as u64,
-                        format!("{e}; message skipped"),
-                    ));
-                }
-            },
-            V12Header::IndexData { .. } | V12Header::FileHeader { .. } => {}
-            V12Header::Other(op) => {
-                stop(
-                    &mut contents,
-                    Error::malformed(
-                        RecordKind::Record,
-                        pos as u64,
-                        format!("unknown op {op:#04x}"),
-                    ),
-                )?;
-                break;
-            }
-        }
-        pos += record.len();
+        let data = data_range(file, offset, message.data.len()).ok_or_else(|| {
+            Error::malformed(
+                RecordKind::MessageData,
+                offset,
+                "the stream's message does not lie where its record is",
+            )
+        })?;
+        contents.messages.push(V12Message {
+            conn: message.conn,
+            time: RosTime::from_ns(message.time_ns)?,
+            data,
+            offset,
+        });
     }
-    contents.connections = defs.connections;
-    contents.end = pos;
+    let report = reader.report();
+    contents.problems = report.problems.clone();
+    contents.dropped_messages = report.dropped_messages;
+    contents.incomplete_records = report.incomplete_records;
+    contents.bytes_dropped = report.bytes_dropped;
+    contents.connections = reader.into_v12_connections();
     Ok(contents)
+}
+
+/// Where the data of the record at `offset` lies, if it is `len` bytes long there: after the
+/// header length, the header and the data length.
+fn data_range(file: &[u8], offset: u64, len: usize) -> Option<Range<usize>> {
+    let at = usize::try_from(offset).ok()?;
+    let header_len = file.get(at..at.checked_add(4)?)?;
+    let header_len = u32::from_le_bytes(header_len.try_into().ok()?) as usize;
+    let start = at.checked_add(8)?.checked_add(header_len)?;
+    let end = start.checked_add(len)?;
+    (end <= file.len()).then_some(start..end)
 }
 
 /// A topic and its index entries (time, absolute position).
