@@ -29,6 +29,7 @@ use robolog_arrow::{ExportFormat, ExportOptions, TopicBatches, TopicOptions};
 
 use crate::errors::arrow_to_py;
 use crate::log::Opened;
+use crate::model::path_text;
 
 /// What `arrow_batches`, `to_arrow` and `to_polars` read of a topic.
 pub(crate) struct TableRequest {
@@ -270,7 +271,7 @@ pub(crate) struct PyExportedFile {
     /// The topic.
     topic: String,
     /// Where the file is.
-    path: PathBuf,
+    path: String,
     /// Rows (messages) in it.
     rows: u64,
     /// Its size.
@@ -282,10 +283,7 @@ impl PyExportedFile {
     fn __repr__(&self) -> String {
         format!(
             "ExportedFile(topic={:?}, path={:?}, rows={}, bytes={})",
-            self.topic,
-            self.path.display().to_string(),
-            self.rows,
-            self.bytes
+            self.topic, self.path, self.rows, self.bytes
         )
     }
 }
@@ -374,7 +372,7 @@ pub(crate) fn export(
             .into_iter()
             .map(|f| PyExportedFile {
                 topic: f.topic,
-                path: f.path,
+                path: path_text(&f.path),
                 rows: f.rows,
                 bytes: f.bytes,
             })

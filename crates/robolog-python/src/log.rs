@@ -12,7 +12,7 @@ use pyo3::types::{PyList, PyString};
 use crate::decode::DecodeContext;
 use crate::errors::to_py;
 use crate::messages::PyMessages;
-use crate::model::{PyChannel, PyProblem, format_name, problems};
+use crate::model::{PyChannel, PyProblem, format_name, path_text, problems};
 
 /// An open log and what the Python side keeps of it.
 #[derive(Debug)]
@@ -97,10 +97,10 @@ impl PyLog {
 
 #[pymethods]
 impl PyLog {
-    /// The path the log was opened from.
+    /// The path or URL the log was opened from, as given.
     #[getter]
-    fn path(&self, py: Python<'_>) -> PyResult<PathBuf> {
-        Ok(self.opened(py)?.path.clone())
+    fn path(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(path_text(&self.opened(py)?.path))
     }
 
     /// The format: `"bag"`, `"mcap"`, `"bddf"` or `"rosbag2"`.

@@ -198,3 +198,9 @@ pub(crate) fn format_name(format: robolog::Format) -> &'static str {
         robolog::Format::Rosbag2 => "rosbag2",
     }
 }
+
+/// A path or URL as Python sees it in robolog's objects: the text given (a URL stays a URL;
+/// `pathlib.Path` would fold its `//`), as the exceptions' `path` is.
+pub(crate) fn path_text(path: &std::path::Path) -> String {
+    path.to_string_lossy().into_owned()
+}

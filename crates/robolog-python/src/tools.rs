@@ -13,14 +13,14 @@ use robolog::{ConvertOptions, Filter, LogWriter, OutputSettings};
 
 use crate::errors::to_py;
 use crate::log::topic_patterns;
-use crate::model::{PyProblem, format_name, problems};
+use crate::model::{PyProblem, format_name, path_text, problems};
 
 /// What `convert` or `merge` wrote, and what it left out.
 #[pyclass(module = "robolog", name = "ConvertReport", frozen, get_all)]
 #[derive(Debug)]
 pub(crate) struct PyConvertReport {
     /// The output's path.
-    output: PathBuf,
+    output: String,
     /// The output format.
     format: &'static str,
     /// Bytes written.
@@ -56,11 +56,7 @@ impl PyConvertReport {
     fn __repr__(&self) -> String {
         format!(
             "ConvertReport(output={:?}, format={:?}, messages={}, channels={}, output_bytes={})",
-            self.output.display().to_string(),
-            self.format,
-            self.messages,
-            self.channels,
-            self.output_bytes
+            self.output, self.format, self.messages, self.channels, self.output_bytes
         )
     }
 }
@@ -69,8 +65,8 @@ impl PyConvertReport {
 #[pyclass(module = "robolog", name = "CheckReport", frozen, get_all)]
 #[derive(Debug)]
 pub(crate) struct PyCheckReport {
-    /// The file checked.
-    path: PathBuf,
+    /// The file or URL checked, as given.
+    path: String,
     /// Its format.
     format: &'static str,
     /// Messages that could be read.
@@ -86,7 +82,7 @@ impl PyCheckReport {
     fn __repr__(&self) -> String {
         format!(
             "CheckReport(path={:?}, format={:?}, messages={}, problems={}, valid={})",
-            self.path.display().to_string(),
+            self.path,
             self.format,
             self.messages,
             self.problems.len(),
@@ -100,7 +96,7 @@ impl PyCheckReport {
 #[derive(Debug)]
 pub(crate) struct PyRecoverReport {
     /// The recovered log's path.
-    output: PathBuf,
+    output: String,
     /// The format (recovery keeps it; a bag 1.2 becomes 2.0).
     format: &'static str,
     /// Messages in the output.
@@ -124,7 +120,7 @@ impl PyRecoverReport {
     fn __repr__(&self) -> String {
         format!(
             "RecoverReport(output={:?}, format={:?}, messages_recovered={}, messages_lost={}, bytes_dropped={}, lossless={})",
-            self.output.display().to_string(),
+            self.output,
             self.format,
             self.messages_recovered,
             self.messages_lost,
@@ -326,7 +322,7 @@ fn write_all(
     py.check_signals()?;
     let (report, finished) = result?;
     Ok(PyConvertReport {
-        output: output.to_path_buf(),
+        output: path_text(output),
         format: settings.output_format(output).map_or("", format_name),
         output_bytes: finished.bytes,
         messages: report.messages,
@@ -425,7 +421,7 @@ pub(crate) fn check(py: Python<'_>, path: PathBuf, strict: bool) -> PyResult<PyC
         format: format_name(report.format),
         messages: report.messages,
         problems: problems(&report.problems),
-        path,
+        path: path_text(&path),
     })
 }
 
@@ -454,7 +450,7 @@ pub(crate) fn recover(
             e => to_py(e, Some(&input)),
         })?;
     Ok(PyRecoverReport {
-        output,
+        output: path_text(&output),
         format: format_name(report.format),
         messages_recovered: report.messages_recovered,
         messages_lost: report.messages_lost,

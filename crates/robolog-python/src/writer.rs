@@ -12,7 +12,7 @@ use robolog::{Bytes, LogWriter};
 
 use crate::errors::to_py;
 use crate::messages::PyMessage;
-use crate::model::{PyChannel, format_name};
+use crate::model::{PyChannel, format_name, path_text};
 use crate::tools::{create_writer, output_settings};
 
 /// What an open writer holds.
@@ -85,8 +85,8 @@ impl PyWriter {
 
     /// The output's path.
     #[getter]
-    fn path(&self) -> PathBuf {
-        self.path.clone()
+    fn path(&self) -> String {
+        path_text(&self.path)
     }
 
     /// The format written: `"mcap"`, `"bag"`, `"bddf"` or `"rosbag2"`.

@@ -36,6 +36,9 @@ def test_a_url_reads_as_the_local_file(served, name):
         assert remote.format == local.format
         assert without_file(remote.summary()) == without_file(local.summary())
         assert remote.summary()["file"] == url
+        # The URL as given (a pathlib.Path would fold its "//"); a local path as text too.
+        assert remote.path == url and type(remote.path) is str
+        assert local.path == str(FILES[name]) and type(local.path) is str
         assert remote.message_count == local.message_count > 0
         counts = {c["topic"]: c["message_count"] for c in local.summary()["channels"]}
         topic = max(counts, key=counts.get)
@@ -69,8 +72,9 @@ def test_the_functions_taking_paths_take_urls(served, tmp_path):
     checked, expected = robolog.check(url), robolog.check(local)
     assert checked.valid and checked.format == "bag"
     assert checked.messages == expected.messages == 150
+    assert (checked.path, expected.path) == (url, str(local))
     report = robolog.convert(url, tmp_path / "out.mcap", topics="/imu")
-    assert report.messages == 50
+    assert report.messages == 50 and report.output == str(tmp_path / "out.mcap")
     with robolog.open(tmp_path / "out.mcap") as out, robolog.open(local) as log:
         assert [bytes(m.data) for m in out] == [bytes(m.data) for m in log.messages(topics="/imu")]
     exported = robolog.export(url, tmp_path / "export", topics="/imu")
@@ -78,6 +82,7 @@ def test_the_functions_taking_paths_take_urls(served, tmp_path):
         assert pyarrow.parquet.read_table(exported.files[0].path).equals(log.to_arrow("/imu"))
     recovered = robolog.recover(url, tmp_path / "recovered.bag")
     assert recovered.messages_recovered == 150 and recovered.lossless
+    assert recovered.output == str(tmp_path / "recovered.bag")
 
 
 def test_a_missing_url_is_an_error(served):
