@@ -71,6 +71,25 @@ fn parquet_files_carry_the_topic_and_its_definition() {
         column.compression(),
         parquet::basic::Compression::ZSTD(Default::default())
     );
+    // Float columns are written plain (sensor readings rarely repeat: a dictionary is work
+    // thrown away); the others keep their dictionary (the frame id, the times).
+    use parquet::basic::{Encoding, Type};
+    let dictionary = |c: &parquet::file::metadata::ColumnChunkMetaData| {
+        c.encodings()
+            .any(|e| matches!(e, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY))
+    };
+    let columns = reader.metadata().row_group(0).columns();
+    let floats: Vec<_> = columns
+        .iter()
+        .filter(|c| c.column_type() == Type::DOUBLE)
+        .collect();
+    assert!(floats.len() >= 10, "{} double columns", floats.len());
+    assert!(floats.iter().all(|c| !dictionary(c)));
+    assert!(
+        columns
+            .iter()
+            .any(|c| c.column_type() == Type::BYTE_ARRAY && dictionary(c))
+    );
 }
 
 #[test]
