@@ -36,6 +36,7 @@ pub(crate) fn run(args: &CatArgs, out: &mut dyn Write) -> Result<Outcome, Failur
         undecodable: 0,
         refused: BTreeSet::new(),
         line: Vec::new(),
+        parts: LineParts::default(),
     };
     let damaged = match input::open(&args.file)? {
         Input::Log(log) => cat_log(args, filter, &mut printer, &log)?,
@@ -193,10 +194,12 @@ fn print_parallel(
             let mut decoder = decoders.take();
             let mut text = texts.take();
             let mut ends = Vec::with_capacity(batch.len());
+            let mut parts = LineParts::default();
             for item in &batch {
                 let rendered = item.as_ref().ok().map(|message| {
                     let start = text.len();
-                    let rendered = render(layout, Some(&mut decoder), message, &mut text);
+                    let rendered =
+                        render(layout, &mut parts, Some(&mut decoder), message, &mut text);
                     if rendered.is_err() {
                         text.truncate(start);
                     }
@@ -341,6 +344,8 @@ struct Printer<'o> {
     /// The line being rendered: a message is rendered in memory and written at once, since
     /// the many small writes of a rendering cost more through `out` than the rendering.
     line: Vec<u8>,
+    /// What text lines repeat, rendered once.
+    parts: LineParts,
 }
 
 impl Printer<'_> {
@@ -359,11 +364,14 @@ impl Printer<'_> {
         }
         let channel = &message.channel;
         // A stream learns its channels as they come: columns widen when needed.
-        self.topic_width = self.topic_width.max(channel.topic.chars().count());
-        self.type_width = self.type_width.max(type_label(channel).chars().count());
+        if !self.parts.columns.contains_key(&channel.id) {
+            self.topic_width = self.topic_width.max(channel.topic.chars().count());
+            self.type_width = self.type_width.max(type_label(channel).chars().count());
+        }
         self.line.clear();
         let rendered = render(
             self.layout(),
+            &mut self.parts,
             self.decoder.as_mut(),
             message,
             &mut self.line,
@@ -439,6 +447,68 @@ struct Layout {
     type_width: usize,
 }
 
+/// The parts of text lines that repeat from message to message, rendered once: the date and
+/// time of the current second, and each channel's padded topic and type columns. Rendering
+/// them for every message was most of the work of a plain `cat`.
+#[derive(Debug, Default)]
+struct LineParts {
+    /// The second (since 1970) that `date_time` renders.
+    second: Option<u64>,
+    /// That second in RFC 3339, through the dot before the nanoseconds.
+    date_time: Vec<u8>,
+    /// By channel id: `  topic  type  `, padded to `widths`.
+    columns: HashMap<u32, Vec<u8>>,
+    /// The topic and type widths of `columns`.
+    widths: (usize, usize),
+}
+
+const NANOS_PER_SECOND: u64 = 1_000_000_000;
+
+impl LineParts {
+    /// Appends `ns` as [`format_utc`] renders it.
+    fn append_time(&mut self, ns: u64, line: &mut Vec<u8>) {
+        let second = ns / NANOS_PER_SECOND;
+        if self.second != Some(second) {
+            let text = format_utc(second * NANOS_PER_SECOND);
+            let Some(dot) = text.rfind('.') else {
+                // Not a time format_utc gives for a u64; render the whole of it.
+                line.extend_from_slice(format_utc(ns).as_bytes());
+                return;
+            };
+            self.date_time.clear();
+            self.date_time.extend_from_slice(&text.as_bytes()[..=dot]);
+            self.second = Some(second);
+        }
+        line.extend_from_slice(&self.date_time);
+        let mut digits = *b"000000000Z";
+        let mut rest = ns % NANOS_PER_SECOND;
+        for digit in digits[..9].iter_mut().rev() {
+            *digit = b"0123456789"[(rest % 10) as usize];
+            rest /= 10;
+        }
+        line.extend_from_slice(&digits);
+    }
+
+    /// The columns between the time and the size for `channel`, padded to `layout`'s widths.
+    fn columns(&mut self, layout: Layout, channel: &robolog::Channel) -> &[u8] {
+        let widths = (layout.topic_width, layout.type_width);
+        if self.widths != widths {
+            self.columns.clear();
+            self.widths = widths;
+        }
+        self.columns.entry(channel.id).or_insert_with(|| {
+            format!(
+                "  {:<tw$}  {:<yw$}  ",
+                channel.topic,
+                type_label(channel),
+                tw = widths.0,
+                yw = widths.1,
+            )
+            .into_bytes()
+        })
+    }
+}
+
 /// What rendering a message gave: the remark about a message decoded only by tolerating
 /// something (see [`Decoded::warning`]), or why it could not be decoded.
 type Rendered = Result<Option<String>, robolog::DecodeError>;
@@ -448,6 +518,7 @@ type Rendered = Result<Option<String>, robolog::DecodeError>;
 /// decoded.
 fn render(
     layout: Layout,
+    parts: &mut LineParts,
     decoder: Option<&mut Decoder>,
     message: &Message,
     line: &mut Vec<u8>,
@@ -457,18 +528,10 @@ fn render(
     if layout.json {
         write_json_line(line, message, decoded.as_ref());
     } else {
-        let channel = &message.channel;
-        // Writing into a Vec cannot fail.
-        let _ = write!(
-            line,
-            "{}  {:<tw$}  {:<yw$}  {} B",
-            format_utc(message.log_time_ns),
-            channel.topic,
-            type_label(channel),
-            message.data.len(),
-            tw = layout.topic_width,
-            yw = layout.type_width,
-        );
+        parts.append_time(message.log_time_ns, line);
+        line.extend_from_slice(parts.columns(layout, &message.channel));
+        line.extend_from_slice(itoa::Buffer::new().format(message.data.len()).as_bytes());
+        line.extend_from_slice(b" B");
         if let Some(decoded) = &decoded {
             line.extend_from_slice(b"  ");
             decoded.append_json(line);
@@ -712,4 +775,53 @@ fn write_json_line(out: &mut Vec<u8>, message: &Message, decoded: Option<&Decode
         }
     }
     out.extend_from_slice(b"}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_times_are_format_utc_across_seconds() {
+        let mut parts = LineParts::default();
+        // Within one second, across a second, back to an earlier one, and the extremes.
+        for ns in [
+            1_700_000_000_000_000_000,
+            1_700_000_000_000_000_007,
+            1_700_000_000_999_999_999,
+            1_700_000_001_000_000_000,
+            1_600_000_000_490_000_002,
+            0,
+            u64::MAX,
+        ] {
+            let mut line = Vec::new();
+            parts.append_time(ns, &mut line);
+            assert_eq!(String::from_utf8(line).unwrap(), format_utc(ns), "{ns}");
+        }
+    }
+
+    #[test]
+    fn line_columns_follow_the_widths() {
+        let channel = |id, topic: &str| robolog::Channel {
+            id,
+            topic: topic.to_owned(),
+            message_encoding: "json".to_owned(),
+            schema: None,
+            metadata: Default::default(),
+        };
+        let mut parts = LineParts::default();
+        let layout = |topic_width, type_width| Layout {
+            json: false,
+            topic_width,
+            type_width,
+        };
+        let imu = channel(1, "/imu");
+        assert_eq!(parts.columns(layout(6, 1), &imu), b"  /imu    -  ");
+        // Wider columns render the channel again.
+        assert_eq!(parts.columns(layout(8, 2), &imu), b"  /imu      -   ");
+        assert_eq!(
+            parts.columns(layout(8, 2), &channel(2, "/tf")),
+            b"  /tf       -   "
+        );
+    }
 }
