@@ -1,5 +1,7 @@
 """Iterating and decoding every message of a ROS 2 bag: robolog against rosbags (AnyReader and
-its deserializer) and mcap-ros2-support (`read_ros2_messages`), on the same files.
+its deserializer) and mcap-ros2-support (`read_ros2_messages`), on the same files; and one topic
+as an Arrow table: `Log.to_arrow` against building the same table from rosbags' messages in
+Python (`pyarrow.Table.from_pylist` of their fields).
 
     python crates/robolog-python/benches/decode.py [DIR]
 
@@ -7,13 +9,13 @@ Needs a venv with robolog built in release mode and the two peers:
 
     python3 -m venv target/python-bench-venv
     target/python-bench-venv/bin/pip install ./crates/robolog-python rosbags==0.11.9 \
-        mcap-ros2-support==0.6.0
+        mcap-ros2-support==0.6.0 pyarrow==26.0.1
     target/python-bench-venv/bin/python crates/robolog-python/benches/decode.py
 
 The bag is written once by rosbags (MCAP storage, Jazzy definitions) into DIR (by default
 target/bench-python): IMU, odometry, transform and laser-scan messages with varied values. Each
 reader runs three times; the best wall time and the CPU time of that run are printed, with the
-ratios the issue asks for (robolog >= 10x rosbags, >= 30x mcap-ros2-support).
+ratios the issue asks for (robolog >= 10x rosbags, >= 30x mcap-ros2-support; to_arrow >= 5x).
 """
 
 import math
@@ -22,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy
+import pyarrow
 from mcap_ros2.reader import read_ros2_messages
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import StoragePlugin, Writer
@@ -146,6 +149,39 @@ def with_mcap_ros2(bag):
     return n
 
 
+# The topic made into a table.
+TABLE_TOPIC = "/imu"
+
+
+def arrow_with_robolog(bag):
+    with robolog.open(bag) as log:
+        return log.to_arrow(TABLE_TOPIC).num_rows
+
+
+def plain(value):
+    """A rosbags message as the Python values pyarrow takes: dicts of fields, lists for numeric
+    arrays, bytes for uint8 arrays."""
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is not None:
+        return {name: plain(getattr(value, name)) for name in fields if name != "__msgtype__"}
+    if isinstance(value, numpy.ndarray):
+        return value.tobytes() if value.dtype == numpy.uint8 else value.tolist()
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def arrow_with_rosbags(bag):
+    rows = []
+    with AnyReader([bag], default_typestore=STORE) as reader:
+        connections = [c for c in reader.connections if c.topic == TABLE_TOPIC]
+        for connection, t, raw in reader.messages(connections=connections):
+            row = {"log_time": t}
+            row.update(plain(reader.deserialize(raw, connection.msgtype)))
+            rows.append(row)
+    return pyarrow.Table.from_pylist(rows).num_rows
+
+
 def best_of_three(read, bag):
     best = None
     for _ in range(3):
@@ -179,6 +215,17 @@ def main():
     for peer, target in [("rosbags", 10), ("mcap-ros2-support", 30)]:
         ratio = results[peer] / results["robolog"]
         print(f"robolog vs {peer}: {ratio:.1f}x (target {target}x)")
+    tables = {}
+    for name, build in [("robolog to_arrow", arrow_with_robolog), ("rosbags + pyarrow", arrow_with_rosbags)]:
+        wall, cpu, rows = best_of_three(build, bag)
+        tables[name] = (wall, cpu)
+        print(f"{name:18} {wall * 1000:9.1f} ms wall {cpu * 1000:9.1f} ms CPU  {rows} rows of {TABLE_TOPIC}")
+        assert rows == IMU, (rows, IMU)
+    ours, theirs = tables["robolog to_arrow"], tables["rosbags + pyarrow"]
+    print(
+        f"to_arrow vs rosbags + pyarrow: {theirs[0] / ours[0]:.1f}x wall, "
+        f"{theirs[1] / ours[1]:.1f}x CPU (target 5x)"
+    )
 
 
 if __name__ == "__main__":
