@@ -7,7 +7,7 @@
 //! of Python 3.11 or later; our one abi3 wheel serves Python 3.9 on. The two slots it takes
 //! (`bf_getbuffer`, and the type's `dealloc`) have been settable through `PyType_FromSpec`
 //! since Python 3.9, and `Py_buffer`'s layout has never changed, so the type is built here by
-//! hand. This module is the crate's only unsafe code.
+//! hand (unsafe code, as in `arrays`).
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void};

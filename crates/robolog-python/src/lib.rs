@@ -23,8 +23,8 @@
 //!   (robolog-arrow's batches, decoded as they are pulled and handed over through the Arrow
 //!   PyCapsule interface);
 //! - `decode`: decoded values as Python objects (the package's value rules);
-//! - `buffer`: message bytes shared with Python without a copy (the crate's only unsafe
-//!   code);
+//! - `arrays`: their numeric arrays as numpy arrays, through numpy's C API (unsafe code);
+//! - `buffer`: message bytes shared with Python without a copy (unsafe code too);
 //! - `tools`: `convert`, `merge`, `check`, `recover` and their reports;
 //! - `writer`: `robolog.Writer`;
 //! - `model`: channels, schemas, problems; `errors`: the exception classes.
@@ -34,6 +34,7 @@
 
 #![deny(unsafe_code)]
 
+mod arrays;
 mod buffer;
 mod columnar;
 mod decode;
