@@ -13,7 +13,8 @@ use std::ffi::c_int;
 use std::ptr;
 
 use numpy::npyffi::{
-    _PyArray_GET_ITEM_DATA, NPY_ARRAY_ALIGNED, NPY_ARRAY_C_CONTIGUOUS, NpyTypes, PY_ARRAY_API, PyArrayObject, get_type_object, npy_intp,
+    _PyArray_GET_ITEM_DATA, NPY_ARRAY_ALIGNED, NPY_ARRAY_C_CONTIGUOUS, NpyTypes, PY_ARRAY_API,
+    PyArrayObject, get_type_object, npy_intp,
 };
 use numpy::{PyArrayDescr, PyArrayDescrMethods};
 use pyo3::prelude::*;

@@ -198,7 +198,9 @@ impl Tree for Ros1 {
                 };
                 let strings = field.strings().into_iter().flatten().map(Leaf::Text);
                 let times = times.into_iter().flat_map(|(bytes, signed)| {
-                    bytes.chunks_exact(8).map(move |time| ros1_time(time, signed))
+                    bytes
+                        .chunks_exact(8)
+                        .map(move |time| ros1_time(time, signed))
                 });
                 Shape::List(strings.chain(times))
             }
@@ -217,9 +219,15 @@ fn ros1_time(bytes: &[u8], signed: bool) -> Leaf<'static> {
     };
     let (sec, nsec) = (word(0), word(4));
     if signed {
-        Leaf::SecNsec(i32::from_le_bytes(sec).into(), i32::from_le_bytes(nsec).into())
+        Leaf::SecNsec(
+            i32::from_le_bytes(sec).into(),
+            i32::from_le_bytes(nsec).into(),
+        )
     } else {
-        Leaf::SecNsec(u32::from_le_bytes(sec).into(), u32::from_le_bytes(nsec).into())
+        Leaf::SecNsec(
+            u32::from_le_bytes(sec).into(),
+            u32::from_le_bytes(nsec).into(),
+        )
     }
 }
 
@@ -343,15 +351,11 @@ impl<'py> Converter<'py, '_> {
     /// A message as a dict of its fields.
     fn message<T: Tree>(&mut self, message: T::Message<'_, '_>) -> PyResult<Bound<'py, PyDict>> {
         let py = self.py;
-        let names = Arc::clone(
-            self.names
-                .entry(T::type_key(message))
-                .or_insert_with(|| {
-                    T::fields(message)
-                        .map(|field| PyString::intern(py, T::name(&field)).unbind())
-                        .collect()
-                }),
-        );
+        let names = Arc::clone(self.names.entry(T::type_key(message)).or_insert_with(|| {
+            T::fields(message)
+                .map(|field| PyString::intern(py, T::name(&field)).unbind())
+                .collect()
+        }));
         let dict = PyDict::new(py);
         for (field, name) in T::fields(message).zip(names.iter()) {
             let value = match T::shape(&field) {
