@@ -20,13 +20,12 @@ use numpy::{PyArrayDescr, PyArrayDescrMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
-/// The element types numeric arrays are made of.
+/// The element types numeric arrays are made of (`uint8` arrays are `bytes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(usize)]
 pub(crate) enum Element {
     Bool,
     Int8,
-    UInt8,
     Int16,
     UInt16,
     Int32,
@@ -41,7 +40,7 @@ impl Element {
     /// Bytes per element.
     pub(crate) fn size(self) -> usize {
         match self {
-            Element::Bool | Element::Int8 | Element::UInt8 => 1,
+            Element::Bool | Element::Int8 => 1,
             Element::Int16 | Element::UInt16 => 2,
             Element::Int32 | Element::UInt32 | Element::Float32 => 4,
             Element::Int64 | Element::UInt64 | Element::Float64 => 8,
@@ -52,7 +51,7 @@ impl Element {
 /// numpy's dtypes of the [`Element`]s (in the machine's order), in the order of the enum.
 #[derive(Debug)]
 pub(crate) struct Numpy {
-    dtypes: [Py<PyArrayDescr>; 11],
+    dtypes: [Py<PyArrayDescr>; 10],
 }
 
 /// numpy, loaded on first use; `None` when it is not installed or its C API cannot be used.
@@ -67,7 +66,6 @@ pub(crate) fn numpy(py: Python<'_>) -> Option<&Numpy> {
                 dtypes: [
                     numpy::dtype::<bool>(py).unbind(),
                     numpy::dtype::<i8>(py).unbind(),
-                    numpy::dtype::<u8>(py).unbind(),
                     numpy::dtype::<i16>(py).unbind(),
                     numpy::dtype::<u16>(py).unbind(),
                     numpy::dtype::<i32>(py).unbind(),

@@ -107,8 +107,12 @@ enum Shape<'a, M, Ms, Ls> {
 
 /// What the converter needs from a value tree (robolog-ros1's or robolog-cdr's).
 trait Tree {
-    type Message<'t, 'a>: Copy;
-    type Field<'t, 'a>;
+    type Message<'t, 'a>: Copy
+    where
+        'a: 't;
+    type Field<'t, 'a>
+    where
+        'a: 't;
 
     /// What identifies the message's type within the decoder's plans.
     fn type_key(message: Self::Message<'_, '_>) -> usize;
@@ -137,8 +141,14 @@ trait Tree {
 enum Ros1 {}
 
 impl Tree for Ros1 {
-    type Message<'t, 'a> = robolog::ros1::MessageRef<'t, 'a>;
-    type Field<'t, 'a> = robolog::ros1::FieldRef<'t, 'a>;
+    type Message<'t, 'a>
+        = robolog::ros1::MessageRef<'t, 'a>
+    where
+        'a: 't;
+    type Field<'t, 'a>
+        = robolog::ros1::FieldRef<'t, 'a>
+    where
+        'a: 't;
 
     fn type_key(message: Self::Message<'_, '_>) -> usize {
         std::ptr::from_ref(message.type_name()) as usize
@@ -257,8 +267,14 @@ fn ros1_leaf(value: robolog::ros1::Value<'_>) -> Leaf<'_> {
 enum Cdr {}
 
 impl Tree for Cdr {
-    type Message<'t, 'a> = robolog::cdr::MessageRef<'t, 'a>;
-    type Field<'t, 'a> = robolog::cdr::FieldRef<'t, 'a>;
+    type Message<'t, 'a>
+        = robolog::cdr::MessageRef<'t, 'a>
+    where
+        'a: 't;
+    type Field<'t, 'a>
+        = robolog::cdr::FieldRef<'t, 'a>
+    where
+        'a: 't;
 
     fn type_key(message: Self::Message<'_, '_>) -> usize {
         std::ptr::from_ref(message.type_name()) as usize
@@ -472,7 +488,7 @@ fn number(chunk: &[u8], element: Element, big_endian: bool) -> Leaf<'static> {
         Element::Int16 => Leaf::Int(sign(16)),
         Element::Int32 => Leaf::Int(sign(32)),
         Element::Int64 => Leaf::Int(i64::from_le_bytes(le)),
-        Element::UInt8 | Element::UInt16 | Element::UInt32 | Element::UInt64 => {
+        Element::UInt16 | Element::UInt32 | Element::UInt64 => {
             Leaf::UInt(u64::from_le_bytes(le))
         }
         Element::Float32 => Leaf::Float(f32::from_le_bytes([le[0], le[1], le[2], le[3]]).into()),
