@@ -488,9 +488,7 @@ fn number(chunk: &[u8], element: Element, big_endian: bool) -> Leaf<'static> {
         Element::Int16 => Leaf::Int(sign(16)),
         Element::Int32 => Leaf::Int(sign(32)),
         Element::Int64 => Leaf::Int(i64::from_le_bytes(le)),
-        Element::UInt16 | Element::UInt32 | Element::UInt64 => {
-            Leaf::UInt(u64::from_le_bytes(le))
-        }
+        Element::UInt16 | Element::UInt32 | Element::UInt64 => Leaf::UInt(u64::from_le_bytes(le)),
         Element::Float32 => Leaf::Float(f32::from_le_bytes([le[0], le[1], le[2], le[3]]).into()),
         Element::Float64 => Leaf::Float(f64::from_le_bytes(le)),
     }
