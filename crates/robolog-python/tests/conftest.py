@@ -20,6 +20,8 @@ import robolog
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 TESTDATA = REPO / "testdata"
+# The nginx configuration the Rust remote tests use (robolog-testkit), with @DIR@ and @PORT@.
+NGINX_CONF = REPO / "crates" / "robolog-testkit" / "src" / "nginx.conf"
 
 # Bags that rosbags cannot read (cut, unindexed, 1.2, empty): robolog reads them, and the
 # comparisons take the reindexed 2.0 copy where there is one.
@@ -123,8 +125,8 @@ def big_mcap(path, count, chunk_size=None):
 
 
 class Nginx:
-    """A real nginx on a free loopback port serving `root`, as robolog-testkit's (the Rust remote
-    tests'): the requests it served are read back from its access log."""
+    """A real nginx on a free loopback port serving `root`, configured as robolog-testkit's (the
+    Rust remote tests'): the requests it served are read back from its access log."""
 
     def __init__(self, dir: pathlib.Path, binary: str):
         self.root = dir / "www"
@@ -135,31 +137,8 @@ class Nginx:
             self.port = probe.getsockname()[1]
         self.access_log = dir / "access.log"
         conf = dir / "nginx.conf"
-        # Started as root, workers would drop to `nobody`, who cannot read a private temporary
-        # folder: they stay root (nginx ignores `user` when not started as root).
         conf.write_text(
-            f"""daemon off;
-master_process off;
-worker_processes 1;
-user root;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    default_type application/octet-stream;
-    log_format counted '$request_method $uri $status $body_bytes_sent "$http_range"';
-    access_log {self.access_log} counted;
-    client_body_temp_path {dir}/temp/body;
-    proxy_temp_path {dir}/temp/proxy;
-    fastcgi_temp_path {dir}/temp/fastcgi;
-    uwsgi_temp_path {dir}/temp/uwsgi;
-    scgi_temp_path {dir}/temp/scgi;
-    server {{
-        listen 127.0.0.1:{self.port};
-        root {self.root};
-    }}
-}}
-"""
+            NGINX_CONF.read_text().replace("@DIR@", str(dir)).replace("@PORT@", str(self.port))
         )
         self.process = subprocess.Popen(
             [binary, "-p", str(dir), "-c", str(conf)],
@@ -182,12 +161,28 @@ http {{
         return f"http://127.0.0.1:{self.port}/{name}"
 
     def requests(self):
-        """(method, path, status, bytes sent, Range header or "-") of each request served."""
+        """(method, path, status, bytes sent, Range header or "-") of each request served, once
+        nginx has logged them: it writes a line after sending the response, so a count read at
+        once may miss the last (robolog-testkit's server_log waits the same way)."""
         out = []
-        for line in self.access_log.read_text().splitlines():
+        for line in self._settled_log().splitlines():
             method, path, status, sent, byte_range = line.split(" ", 4)
             out.append((method, path, int(status), int(sent), byte_range.strip('"')))
         return out
+
+    def _settled_log(self) -> str:
+        """The access log once it has not changed for 150 ms (5 s at most)."""
+        read = lambda: self.access_log.read_text() if self.access_log.exists() else ""  # noqa: E731
+        deadline = time.monotonic() + 5
+        log, since = read(), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.03)
+            now = read()
+            if now != log:
+                log, since = now, time.monotonic()
+            elif time.monotonic() - since >= 0.15:
+                break
+        return log
 
     def stop(self):
         self.process.kill()

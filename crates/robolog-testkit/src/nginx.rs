@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The configuration, shared with the Python tests (`@DIR@` and `@PORT@` to fill in).
+const CONFIG: &str = include_str!("nginx.conf");
+
 /// A running nginx, stopped when dropped.
 #[derive(Debug)]
 pub struct Nginx {
@@ -69,34 +72,9 @@ impl Nginx {
             .and_then(|l| l.local_addr())
             .expect("a free loopback port")
             .port();
-        let d = dir.display();
-        // Running as root, workers would drop to `nobody`, who cannot read a private temporary
-        // folder: they stay root (nginx ignores `user` when not started as root).
-        let config = format!(
-            r#"daemon off;
-master_process off;
-worker_processes 1;
-user root;
-pid {d}/nginx.pid;
-error_log {d}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    default_type application/octet-stream;
-    log_format counted '$request_method $uri $status $body_bytes_sent "$http_range"';
-    access_log {d}/access.log counted;
-    client_body_temp_path {d}/temp/body;
-    proxy_temp_path {d}/temp/proxy;
-    fastcgi_temp_path {d}/temp/fastcgi;
-    uwsgi_temp_path {d}/temp/uwsgi;
-    scgi_temp_path {d}/temp/scgi;
-    server {{
-        listen 127.0.0.1:{port};
-        root {d}/www;
-        location /noranges/ {{ max_ranges 0; }}
-    }}
-}}
-"#
-        );
+        let config = CONFIG
+            .replace("@DIR@", &dir.display().to_string())
+            .replace("@PORT@", &port.to_string());
         let conf = dir.join("nginx.conf");
         std::fs::write(&conf, config).expect("write nginx.conf");
         let child = Command::new(&nginx)
