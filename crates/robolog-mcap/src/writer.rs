@@ -990,8 +990,9 @@ impl<W: Write> Writer<W> {
     /// channel (and schema) the chunk refers to has the same id and content here as in its
     /// file: each channel of `message_indexes` must have been added. The schemas and channels of
     /// its messages are written before it when no earlier record of this file holds them. The
-    /// statistics count the messages from the message indexes; the chunk index points into
-    /// this file. The chunk's CRC is copied, not checked: check it first (by decompressing)
+    /// statistics count the messages from the message indexes, and the chunk's time span (in
+    /// its header and its chunk index) is theirs; the chunk index points into this file. The
+    /// chunk's CRC is copied, not checked: check it first (by decompressing)
     /// when the chunk may be damaged.
     ///
     /// The open chunk is closed first, so copying chunks between messages written one at a time
@@ -1002,7 +1003,7 @@ impl<W: Write> Writer<W> {
                 "a chunk cannot be copied into an unchunked file".into(),
             ));
         }
-        let (head, indexes) = parse_copied_chunk(chunk, message_indexes)?;
+        let (mut head, indexes) = parse_copied_chunk(chunk, message_indexes)?;
         for &channel_id in indexes.keys() {
             if !self.channels.contains_key(&channel_id) {
                 return Err(McapError::Usage(format!(
@@ -1052,7 +1053,27 @@ impl<W: Write> Writer<W> {
             copied += entries.len() as u64;
         }
         let chunk_start = self.out.position();
-        write_all(&mut self.out, chunk)?;
+        // The chunk's time span is that of its messages, as the statistics count them: a span
+        // declared otherwise (by a damaged or careless writer) would make indexed readers skip
+        // the chunk or read it for nothing. The header is outside the CRC, so it is corrected
+        // in the copy.
+        let span = indexes
+            .values()
+            .flatten()
+            .map(|&(log_time, _)| log_time)
+            .fold(None, |span: Option<(u64, u64)>, t| {
+                Some(span.map_or((t, t), |(start, end)| (start.min(t), end.max(t))))
+            });
+        match span {
+            Some((start, end)) if (start, end) != (head.start, head.end) => {
+                write_all(&mut self.out, &chunk[..RECORD_PREFIX as usize])?;
+                write_all(&mut self.out, &start.to_le_bytes())?;
+                write_all(&mut self.out, &end.to_le_bytes())?;
+                write_all(&mut self.out, &chunk[RECORD_PREFIX as usize + 16..])?;
+                (head.start, head.end) = (start, end);
+            }
+            _ => write_all(&mut self.out, chunk)?,
+        }
         let meta = ChunkMeta {
             start: head.start,
             end: head.end,

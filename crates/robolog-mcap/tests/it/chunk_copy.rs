@@ -251,6 +251,50 @@ fn a_copied_chunk_gets_its_channels_written_before_it() {
 }
 
 #[test]
+fn a_copied_chunk_takes_the_time_span_of_its_messages() {
+    let input = source(Compression::Zstd);
+    let reader = McapReader::open(Bytes::from(input.clone())).unwrap();
+    let index = chunks(&reader)[2].clone();
+    let (chunk, indexes) = raw_chunk(&input, &index);
+    let (first, last) = (index.message_start_time, index.message_end_time);
+    assert!(first < last);
+    // A header that declares another span (outside the CRC, so nothing else notices): here
+    // one that misses the chunk's messages altogether.
+    let mut lying = chunk.to_vec();
+    lying[9..17].copy_from_slice(&7u64.to_le_bytes());
+    lying[17..25].copy_from_slice(&8u64.to_le_bytes());
+    let mut w = writer_like(&reader, Compression::Zstd);
+    assert!(w.copy_chunk(&lying, indexes).unwrap() > 0);
+    let output = w.finish().unwrap();
+    assert_no_errors(&output);
+
+    let copied = McapReader::open(Bytes::from(output.clone())).unwrap();
+    let out_index = chunks(&copied)[0].clone();
+    assert_eq!(
+        (out_index.message_start_time, out_index.message_end_time),
+        (first, last)
+    );
+    let (out_chunk, _) = raw_chunk(&output, &out_index);
+    assert_eq!(out_chunk[9..17], first.to_le_bytes());
+    assert_eq!(out_chunk[17..25], last.to_le_bytes());
+    // The rest of the record is the input's, byte for byte.
+    assert_eq!(out_chunk[25..], chunk[25..]);
+    // So a query of the chunk's time range finds its messages.
+    let found = copied
+        .messages()
+        .time_range(first..=last)
+        .iter()
+        .unwrap()
+        .count();
+    let expected = messages(&input, Order::File)
+        .iter()
+        .filter(|m| (first..=last).contains(&m.2))
+        .count();
+    assert!(expected > 0);
+    assert_eq!(found, expected);
+}
+
+#[test]
 fn copy_chunk_refuses_what_it_cannot_copy() {
     let input = source(Compression::Zstd);
     let reader = McapReader::open(Bytes::from(input.clone())).unwrap();
