@@ -6,6 +6,8 @@ import dataclasses
 import json
 import math
 import struct
+import subprocess
+import sys
 
 import numpy
 import pytest
@@ -195,6 +197,25 @@ def test_values_follow_the_rules():
     for name, value in custom.items():
         if isinstance(value, numpy.ndarray):
             assert value.dtype != numpy.uint8, name
+
+
+def test_without_numpy_arrays_are_lists():
+    # numpy is looked up once per process: a fresh one where `import numpy` fails, as when it
+    # is not installed (a module set to None in sys.modules does not import).
+    script = f"""
+import sys
+sys.modules["numpy"] = None
+import robolog
+with robolog.open({str(REF_LZ4)!r}) as log:
+    imu = next(iter(log.messages(topics="/imu"))).decode()
+assert type(imu["orientation_covariance"]) is list, type(imu["orientation_covariance"])
+assert imu["orientation_covariance"] == [float(i) for i in range(9)]
+assert all(type(v) is float for v in imu["orientation_covariance"])
+print("lists")
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "lists"
 
 
 def ros1_log(path, definition, type_name, payloads, **settings):
