@@ -82,7 +82,7 @@ pub use parallel_map::{ParallelMap, default_threads};
 pub use problem::{Problem, ProblemKind, Severity};
 pub use read_file::read_file;
 pub use recycle_pool::RecyclePool;
-pub use worker_pool::MAX_POOL_THREADS;
+pub use worker_pool::{MAX_POOL_THREADS, keep_warm_buffer, take_warm_buffer};
 
 // The README's examples run as doctests, so that they stay true.
 #[cfg(doctest)]

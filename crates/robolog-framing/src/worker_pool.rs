@@ -5,6 +5,12 @@
 //! them, as a pool: they wait on one task queue while work keeps coming, and a thread that has
 //! had no task for `IDLE` ends, so that a program that has stopped reading holds no threads.
 //!
+//! Decode buffers outlive the reads that used them in the same way ([`keep_warm_buffer`]): a
+//! buffer touched by a decoder before costs nothing, where a fresh one costs a page fault and a
+//! zero-fill per page, about as much as decoding LZ4 into it, and a program that runs query
+//! after query opens a reader for each. They are kept only while the pool has threads, and the
+//! last thread to end frees them, so that idle threads and idle buffers go together.
+//!
 //! A task must not wait for another task: the pool may have fewer threads than a program has
 //! tasks waiting. [`ParallelMap`] keeps to that; its consumer runs queued jobs itself while it
 //! waits, so a map finishes even when every pool thread is busy elsewhere.
@@ -42,12 +48,46 @@ struct State {
     /// Threads running now. Tasks are queued, and idle threads end, under this lock.
     threads: Mutex<usize>,
     idle: Duration,
+    /// Buffers kept for the next read while threads run (see [`keep_warm_buffer`]). Changed
+    /// under the `threads` lock, so that the last thread to end cannot miss one.
+    warm: Mutex<Vec<Vec<u8>>>,
 }
 
 impl State {
     fn threads(&self) -> MutexGuard<'_, usize> {
         self.threads.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    fn warm(&self) -> MutexGuard<'_, Vec<Vec<u8>>> {
+        self.warm.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Buffers kept warm at most, and the bytes they may hold together: enough for the chunks a
+/// read has in flight, little enough not to matter while a program reads.
+const WARM_KEEP: usize = 8;
+const WARM_BYTES: usize = 32 << 20;
+
+/// Keeps `buffer` (its allocation, and its length, which a decoder overwrites without zeroing
+/// it again) for [`take_warm_buffer`], while the process's worker threads run; with none
+/// running, or the store full, it is dropped. The last worker thread to end, after its idle
+/// time, frees what is kept: a program that has stopped reading holds neither threads nor
+/// buffers.
+///
+/// ```
+/// use robolog_framing::{keep_warm_buffer, take_warm_buffer};
+/// keep_warm_buffer(vec![0; 1024]);
+/// // The buffer again while worker threads run (none have been started here), else a new one.
+/// let buffer = take_warm_buffer().unwrap_or_default();
+/// # assert!(buffer.is_empty());
+/// ```
+pub fn keep_warm_buffer(buffer: Vec<u8>) {
+    pool().keep_warm(buffer);
+}
+
+/// A buffer kept by [`keep_warm_buffer`], if any.
+pub fn take_warm_buffer() -> Option<Vec<u8>> {
+    pool().take_warm()
 }
 
 /// The process's pool.
@@ -66,6 +106,7 @@ impl WorkerPool {
                 queue,
                 threads: Mutex::new(0),
                 idle,
+                warm: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -98,6 +139,26 @@ impl WorkerPool {
         *self.state.threads()
     }
 
+    /// See [`keep_warm_buffer`].
+    fn keep_warm(&self, buffer: Vec<u8>) {
+        if buffer.capacity() == 0 {
+            return;
+        }
+        let threads = self.state.threads();
+        if *threads == 0 {
+            return;
+        }
+        let mut warm = self.state.warm();
+        let held: usize = warm.iter().map(Vec::capacity).sum();
+        if warm.len() < WARM_KEEP && held + buffer.capacity() <= WARM_BYTES {
+            warm.push(buffer);
+        }
+    }
+
+    fn take_warm(&self) -> Option<Vec<u8>> {
+        self.state.warm().pop()
+    }
+
     /// Queues `task` for the next free thread, starting one if every thread has ended.
     pub(crate) fn submit(&self, task: Task) {
         let mut threads = self.state.threads();
@@ -127,6 +188,13 @@ fn work(state: &State) {
                     continue;
                 }
                 *threads -= 1;
+                let freed = if *threads == 0 {
+                    std::mem::take(&mut *state.warm())
+                } else {
+                    Vec::new()
+                };
+                drop(threads);
+                drop(freed);
                 return;
             }
         }
@@ -263,6 +331,41 @@ mod tests {
         assert_eq!(pool.threads(), 1);
         let ran_on = finished.recv_timeout(Duration::from_secs(60)).unwrap();
         assert!(ran_on.is_some_and(|name| name.starts_with("robolog-worker-")));
+    }
+
+    #[test]
+    fn warm_buffers_are_kept_while_threads_run_and_freed_by_the_last() {
+        let pool = WorkerPool::new(Duration::from_millis(50));
+        pool.keep_warm(vec![7; 100]);
+        assert!(
+            pool.take_warm().is_none(),
+            "kept without a thread to free it"
+        );
+        // A busy thread does not end, however short the idle time.
+        assert_eq!(pool.grow_to(1), 1);
+        let (release, wait_release) = mpsc::channel::<()>();
+        pool.submit(Box::new(move || {
+            let _ = wait_release.recv_timeout(Duration::from_secs(60));
+        }));
+        pool.keep_warm(vec![7; 100]);
+        pool.keep_warm(Vec::new());
+        assert_eq!(pool.take_warm(), Some(vec![7; 100]));
+        assert!(
+            pool.take_warm().is_none(),
+            "an empty buffer is not worth keeping"
+        );
+        for _ in 0..WARM_KEEP + 2 {
+            pool.keep_warm(vec![0; 16]);
+        }
+        pool.keep_warm(vec![0; WARM_BYTES]);
+        assert_eq!(pool.state.warm().len(), WARM_KEEP);
+        let _ = release.send(());
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while pool.threads() > 0 && std::time::Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(pool.threads(), 0);
+        assert!(pool.take_warm().is_none(), "the last thread frees them");
     }
 
     #[test]
