@@ -81,7 +81,7 @@ impl TopicOptions {
 /// The messages of one topic of a log as record batches with the layout of an export
 /// ([`TopicLayout`]; the schema carries the export's key-value metadata), in log-time order.
 /// Each batch is decoded when it is asked for, so memory is bounded by one batch (at most 64 Ki
-/// rows or 32 MiB of message data, as in an export), whatever the length of the topic.
+/// rows or 32 MiB of message data), whatever the length of the topic.
 ///
 /// ```
 /// use robolog_arrow::{TopicBatches, TopicOptions};

@@ -141,7 +141,11 @@ pub(crate) struct PrimCol<T: ArrowPrimitiveType> {
 
 impl<T: ArrowPrimitiveType> PrimCol<T> {
     fn finish(&mut self, nulls: Option<arrow::buffer::NullBuffer>) -> ArrayRef {
-        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
+        // The next batch is most likely as long as this one: its buffer is allocated once
+        // rather than grown by copying (and faulted in page by page) again and again.
+        let len = self.values.len();
+        let values =
+            ScalarBuffer::from(std::mem::replace(&mut self.values, Vec::with_capacity(len)));
         Arc::new(PrimitiveArray::<T>::new(values, nulls))
     }
 }
@@ -265,7 +269,7 @@ impl Columns {
                 }
             }
             Values::List(child, offsets) => {
-                let (child, offsets) = (*child, std::mem::replace(offsets, vec![0]));
+                let (child, offsets) = (*child, next_offsets(offsets));
                 let DataType::List(field) = data_type else {
                     return Err(Error::internal("list column without list type"));
                 };
@@ -286,7 +290,7 @@ impl Columns {
                 Arc::new(FixedSizeListArray::try_new(field, size, items, nulls)?)
             }
             Values::Map(entries, offsets) => {
-                let (entries, offsets) = (*entries, std::mem::replace(offsets, vec![0]));
+                let (entries, offsets) = (*entries, next_offsets(offsets));
                 let DataType::Map(field, sorted) = data_type else {
                     return Err(Error::internal("map column without map type"));
                 };
@@ -434,6 +438,14 @@ impl Columns {
             Values::List(_, offsets) | Values::Map(_, offsets) => offsets.len().saturating_sub(1),
         }
     }
+}
+
+/// Takes a list's offsets, leaving `[0]` with room for as many as were taken (see
+/// [`PrimCol`]'s `finish`).
+fn next_offsets(offsets: &mut Vec<i32>) -> Vec<i32> {
+    let mut next = Vec::with_capacity(offsets.len());
+    next.push(0);
+    std::mem::replace(offsets, next)
 }
 
 /// Replaces the validity of an array its builder made (always valid) by `nulls`.

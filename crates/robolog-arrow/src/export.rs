@@ -94,8 +94,8 @@ impl Default for ExportOptions<'_> {
             filter: Filter::new(),
             raw_undecodable: false,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
-            batch_rows: DEFAULT_BATCH_ROWS,
-            batch_bytes: DEFAULT_BATCH_BYTES,
+            batch_rows: EXPORT_BATCH_ROWS,
+            batch_bytes: EXPORT_BATCH_BYTES,
             row_group_rows: DEFAULT_ROW_GROUP_ROWS,
             progress: None,
         }
@@ -104,11 +104,16 @@ impl Default for ExportOptions<'_> {
 
 /// Files grow to about this size before the next part of the topic starts.
 const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 30;
-/// A batch closes at this many rows…
+/// A batch of [`crate::TopicBatches`] closes at this many rows…
 pub(crate) const DEFAULT_BATCH_ROWS: usize = 64 * 1024;
-/// …or this many bytes of message data, whichever comes first: the memory an export holds per
+/// …or this many bytes of message data, whichever comes first: the memory a reader holds per
 /// topic, whatever the topic's length.
 pub(crate) const DEFAULT_BATCH_BYTES: usize = 32 << 20;
+/// An export's batches are smaller: the writing thread encodes them while they are still in
+/// the cache, and the few in flight (`QUEUE`) reuse the same memory from the allocator
+/// instead of fresh pages for every batch. Row groups are made of many batches.
+const EXPORT_BATCH_ROWS: usize = 8 * 1024;
+const EXPORT_BATCH_BYTES: usize = 4 << 20;
 /// Row groups of up to a million rows (and at most `ROW_GROUP_BYTES`): large enough for
 /// column statistics and readers' parallelism, small enough to read one at a time.
 const DEFAULT_ROW_GROUP_ROWS: usize = 1 << 20;
@@ -616,18 +621,18 @@ fn open_part(layout: &TopicLayout, settings: &Settings, number: usize) -> Result
                 .iter()
                 .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
                 .collect::<Vec<_>>();
+            // Only byte arrays (strings, blobs) get a dictionary: frame ids and names repeat,
+            // whereas sensor readings, stamps and counters rarely do, and their dictionary is
+            // built, hashed into and then abandoned for plain encoding (zstd still packs the
+            // values that do repeat).
             let mut properties = WriterProperties::builder()
-                .set_compression(Compression::ZSTD(ZstdLevel::default()));
-            // Sensor readings rarely repeat: a dictionary on a float column is built, hashed
-            // into and then abandoned for plain encoding, a large share of the writer's work.
+                .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                .set_dictionary_enabled(false);
             let descriptor = ArrowSchemaConverter::new().convert(&schema)?;
             for column in descriptor.columns() {
-                if matches!(
-                    column.physical_type(),
-                    PhysicalType::FLOAT | PhysicalType::DOUBLE
-                ) {
+                if column.physical_type() == PhysicalType::BYTE_ARRAY {
                     properties =
-                        properties.set_column_dictionary_enabled(column.path().clone(), false);
+                        properties.set_column_dictionary_enabled(column.path().clone(), true);
                 }
             }
             let properties = properties

@@ -328,14 +328,20 @@ impl BatchBuilder {
         self.bytes = 0;
         let log_time: ArrayRef = Arc::new(
             TimestampNanosecondArray::new(
-                ScalarBuffer::from(std::mem::take(&mut self.log_time)),
+                ScalarBuffer::from(std::mem::replace(
+                    &mut self.log_time,
+                    Vec::with_capacity(rows),
+                )),
                 None,
             )
             .with_timezone("UTC"),
         );
         let publish_time: ArrayRef = Arc::new(
             TimestampNanosecondArray::new(
-                ScalarBuffer::from(std::mem::take(&mut self.publish_time)),
+                ScalarBuffer::from(std::mem::replace(
+                    &mut self.publish_time,
+                    Vec::with_capacity(rows),
+                )),
                 self.publish_nulls.finish(),
             )
             .with_timezone("UTC"),
