@@ -679,6 +679,55 @@ mod tests {
         assert_eq!(topic_file_stem("/é"), "~C3~A9");
     }
 
+    /// Each file's bytes and its rows read back as one batch.
+    fn exported(log: &Log, batch_rows: usize) -> Vec<(String, Vec<u8>, RecordBatch)> {
+        let dir = tempfile::tempdir().unwrap();
+        let options = ExportOptions::new().batch_rows(batch_rows);
+        let report = export(&[log], dir.path(), options).unwrap();
+        assert!(!report.files.is_empty());
+        report
+            .files
+            .iter()
+            .map(|file| {
+                let bytes = std::fs::read(&file.path).unwrap();
+                let reader =
+                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                        std::fs::File::open(&file.path).unwrap(),
+                    )
+                    .unwrap()
+                    .build()
+                    .unwrap();
+                let schema = arrow::array::RecordBatchReader::schema(&reader);
+                let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+                let rows = arrow::compute::concat_batches(&schema, &batches).unwrap();
+                assert_eq!(rows.num_rows() as u64, file.rows);
+                (file.topic.clone(), bytes, rows)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exports_are_deterministic_and_the_batch_size_changes_no_row() {
+        let path = robolog_testkit::testdata::path("bags/upstream/rosbag.js/example-bz2.bag");
+        let log = robolog::open(path).unwrap();
+        // Many small batches through the writing thread, twice: the same bytes.
+        let small = exported(&log, 7);
+        let again = exported(&log, 7);
+        assert_eq!(small.len(), again.len());
+        for (a, b) in small.iter().zip(&again) {
+            assert_eq!(a.0, b.0);
+            assert!(a.1 == b.1, "{}: the bytes differ between two runs", a.0);
+        }
+        // One batch per topic: the same rows and values.
+        let whole = exported(&log, usize::MAX);
+        assert_eq!(small.len(), whole.len());
+        assert!(small.iter().any(|(_, _, rows)| rows.num_rows() > 1000));
+        for (a, b) in small.iter().zip(&whole) {
+            assert_eq!(a.0, b.0);
+            assert_eq!(a.2, b.2, "{}", a.0);
+        }
+    }
+
     #[test]
     fn large_topics_are_split_into_parts_in_order() {
         let path = robolog_testkit::testdata::path("bags/upstream/rosbag.js/example-bz2.bag");
