@@ -12,6 +12,9 @@ use crate::time::parse_time;
 #[derive(Debug, Parser)]
 #[command(
     name = "robolog",
+    // Also when `robolog-columnar` parses the command line (for `export` and `sql`): its usage
+    // lines are `robolog`'s.
+    bin_name = "robolog",
     version,
     propagate_version = true,
     max_term_width = 100
@@ -251,7 +254,7 @@ pub(crate) enum CatFormat {
 
 /// Which messages: topics and a log-time window.
 #[derive(Debug, Clone, Args)]
-pub(crate) struct Selection {
+pub struct Selection {
     /// Only this topic: an exact name or a glob (`*` matches any characters, `/` included:
     /// `/camera/*`, `/turtle*`); repeat for more.
     #[arg(
@@ -494,52 +497,56 @@ pub(crate) struct RewriteArgs {
     pub(crate) write: WriteSettings,
 }
 
+/// `robolog export`'s arguments (its help is the `Export` command's).
 #[cfg(feature = "columnar")]
 #[derive(Debug, Args)]
-pub(crate) struct ExportArgs {
+pub struct ExportArgs {
     /// The input logs (any formats; topics of several inputs are merged in log-time order),
     /// then the output folder (created if missing).
     #[arg(required = true, num_args = 2.., value_name = "IN... OUT_DIR")]
-    pub(crate) paths: Vec<PathBuf>,
+    pub paths: Vec<PathBuf>,
     /// The file format.
     #[arg(long, value_enum, default_value = "parquet")]
-    pub(crate) format: ExportFormatArg,
+    pub format: ExportFormatArg,
     /// Export topics that cannot be decoded (no schema, unknown encoding) as raw bytes
     /// instead of refusing them.
     #[arg(long)]
-    pub(crate) raw: bool,
+    pub raw: bool,
     /// Start a new file for a topic when its file reaches this size (suffixes K, M, G;
     /// default 1G): `topic.part-00000.parquet`, `topic.part-00001.parquet`, …
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
-    pub(crate) max_file_size: Option<u64>,
+    pub max_file_size: Option<u64>,
+    /// Which messages are exported.
     #[command(flatten)]
-    pub(crate) selection: Selection,
+    pub selection: Selection,
 }
 
+/// `robolog export --format`.
 #[cfg(feature = "columnar")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ExportFormatArg {
+pub enum ExportFormatArg {
     /// Parquet (zstd), `.parquet`.
     Parquet,
     /// Arrow IPC file (Feather v2), `.arrow`.
     Arrow,
 }
 
+/// `robolog sql`'s arguments (its help is the `Sql` command's).
 #[cfg(feature = "columnar")]
 #[derive(Debug, Args)]
-pub(crate) struct SqlArgs {
+pub struct SqlArgs {
     /// The query. Topic tables are named by their topic, in double quotes:
     /// SELECT count(*) FROM "/imu".
-    pub(crate) query: String,
+    pub query: String,
     /// The logs, or folders of logs.
     #[arg(required = true, num_args = 1..)]
-    pub(crate) inputs: Vec<PathBuf>,
+    pub inputs: Vec<PathBuf>,
     /// Print JSON Lines (one object per row) instead of a table.
     #[arg(long)]
-    pub(crate) json: bool,
+    pub json: bool,
     /// Print CSV with a header instead of a table.
     #[arg(long)]
-    pub(crate) csv: bool,
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 /// A command that ran to its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// Exit 0.
     Ok,
     /// Exit 1: the command worked and found problems (`check`), or read past damage (every
@@ -29,7 +29,7 @@ impl Outcome {
 
 /// A command that could not finish.
 #[derive(Debug)]
-pub(crate) enum Failure {
+pub enum Failure {
     /// The arguments make no sense together (exit 2, printed the way clap prints usage errors).
     Usage(Box<clap::Error>),
     /// Anything else (exit 1), printed as `error: <what> (<file> at byte <offset>)`.
@@ -40,7 +40,7 @@ pub(crate) enum Failure {
 
 /// An error with the file and offset it is about, when known.
 #[derive(Debug)]
-pub(crate) struct ErrorLine {
+pub struct ErrorLine {
     what: String,
     file: Option<String>,
     offset: Option<u64>,
@@ -60,7 +60,7 @@ impl fmt::Display for ErrorLine {
 
 impl Failure {
     /// An error about nothing in particular.
-    pub(crate) fn msg(what: impl fmt::Display) -> Self {
+    pub fn msg(what: impl fmt::Display) -> Self {
         Failure::Error(ErrorLine {
             what: what.to_string(),
             file: None,
@@ -69,7 +69,7 @@ impl Failure {
     }
 
     /// An error about `file`, at `offset` when known.
-    pub(crate) fn about(what: impl fmt::Display, file: &Path, offset: Option<u64>) -> Self {
+    pub fn about(what: impl fmt::Display, file: &Path, offset: Option<u64>) -> Self {
         Failure::Error(ErrorLine {
             what: what.to_string(),
             file: Some(display_path(file)),
@@ -78,7 +78,7 @@ impl Failure {
     }
 
     /// An error about a place described in words (`one of the inputs`).
-    pub(crate) fn at(what: impl fmt::Display, place: &str, offset: Option<u64>) -> Self {
+    pub fn at(what: impl fmt::Display, place: &str, offset: Option<u64>) -> Self {
         Failure::Error(ErrorLine {
             what: what.to_string(),
             file: Some(place.to_owned()),
@@ -87,7 +87,7 @@ impl Failure {
     }
 
     /// A facade error about `file`, with the offset the error carries.
-    pub(crate) fn log(error: robolog::Error, file: &Path) -> Self {
+    pub fn log(error: robolog::Error, file: &Path) -> Self {
         match error {
             robolog::Error::Io(e) => Failure::io(e, file),
             error => {
@@ -98,7 +98,7 @@ impl Failure {
     }
 
     /// A facade error from opening `file` to read it: an I/O error says so.
-    pub(crate) fn open(error: robolog::Error, file: &Path) -> Self {
+    pub fn open(error: robolog::Error, file: &Path) -> Self {
         match error {
             robolog::Error::Io(e) if e.kind() != io::ErrorKind::BrokenPipe => {
                 Failure::about(format!("cannot open: {e}"), file, None)
@@ -127,7 +127,7 @@ impl Failure {
     }
 
     /// A usage error found after parsing, shown with the usage of the command it is about.
-    pub(crate) fn usage(kind: clap::error::ErrorKind, message: impl fmt::Display) -> Self {
+    pub fn usage(kind: clap::error::ErrorKind, message: impl fmt::Display) -> Self {
         use clap::CommandFactory;
         let mut command = crate::cli::Cli::command();
         // Gives each subcommand its full name (`robolog filter`) for its usage line.
@@ -167,7 +167,7 @@ fn is_broken_pipe(error: &io::Error) -> bool {
 }
 
 /// How a path is shown in messages: as given, `-` as standard input.
-pub(crate) fn display_path(path: &Path) -> String {
+pub fn display_path(path: &Path) -> String {
     if path.as_os_str() == "-" {
         "standard input".to_owned()
     } else {

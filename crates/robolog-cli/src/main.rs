@@ -1,143 +1,92 @@
-//! `robolog`: inspect, print, convert, check, recover and merge robot logs (ROS bag 2.0 and
-//! 1.2, MCAP, BDDF), and work with ROS message definitions.
-//!
-//! ```text
-//! robolog info FILE [--json]                       what a log holds, from its index
-//! robolog cat FILE [--topic T]... [--start T] [--end T] [--json] [--decode] [--limit N]
-//! robolog convert IN OUT [--format F] [--compression C] [--chunk-size BYTES] [selection]
-//! robolog check FILE [--json] [--strict]           structural validation, problems with offsets
-//! robolog recover IN OUT [--json]                  a valid copy of a damaged or cut log
-//! robolog merge IN... -o OUT [selection]           several logs into one, in log-time order
-//! robolog filter IN OUT [selection] [--order O]    a copy keeping some of a log (and the presets
-//!                                                  sort, compress, decompress)
-//! robolog list channels|schemas|chunks|attachments|metadata FILE; robolog du FILE
-//! robolog get|add attachment|metadata FILE …       extra records read out or added
-//! robolog completions SHELL                        a shell completion script
-//! robolog export IN... OUT_DIR [--format parquet|arrow] [selection]  one file per topic
-//! robolog sql "SELECT ..." IN... [--json|--csv]   SQL over logs (DataFusion)
-//! robolog msg md5|hash|show|check PATH... [--type pkg/Type] [--ros2 [--distro DISTRO]]
-//! ```
-//!
-//! The format is recognised from the file's first bytes. Times on the command line are seconds
-//! since 1970 (with a fraction), nanoseconds or RFC 3339; `-` is standard input or output.
-//!
-//! This is a thin layer over the `robolog` facade: it parses arguments (clap), calls the
-//! facade and formats the results, one module per command (`info`, `cat`, `convert` with
-//! `merge`, `filter` with its presets, `list` with `du`, `records` for `get` and `add`, `check`,
-//! `recover`, `msg`; `export` and `sql`, with the cargo feature `columnar`, on by default, on
-//! robolog-arrow). Outputs go through the facade's atomic files: written
-//! beside the target under a temporary name and renamed into place when complete.
-//!
-//! Exit codes: 0 ok, 1 error (or problems found by `check`), 2 usage, 3 data lost
-//! (`recover`). Errors are one line on standard error:
-//! `error: <what> (<file> at byte <offset>)`. A closed standard output (`robolog cat … |
-//! head`) ends the command quietly with 0. Progress bars go to standard error, and only when
-//! it is a terminal.
+//! `robolog`: the command line (see the `robolog_cli` library), without Arrow. `export` and
+//! `sql` are run by `robolog-columnar`, the package's second binary, found beside this one or
+//! on `PATH`: on Unix it replaces this process, elsewhere this one waits for it.
 
-// One `unsafe` block: input files are memory-mapped (`input::map`, which states its safety).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
-mod cat;
-mod check;
-mod cli;
-mod convert;
-#[cfg(feature = "columnar")]
-mod export;
-mod failure;
-mod filter;
-mod info;
-mod input;
-mod list;
-mod msg;
-mod output;
-mod progress;
-mod records;
-mod recover;
-mod report;
-mod selection;
-mod signals;
-mod size;
-#[cfg(feature = "columnar")]
-mod sql;
-mod table;
-mod time;
-
-use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use crate::cli::{Cli, Command};
-use crate::failure::{Failure, Outcome};
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    input::allow_download(cli.allow_download);
-    signals::install();
-    let stdout = io::stdout();
-    // A terminal gets each line as it is written; a pipe or file gets large writes. Standard
-    // output stays unlocked between writes: a log written to it (`-`) goes there too.
-    let mut out: Box<dyn Write> = if stdout.is_terminal() {
-        Box::new(stdout)
-    } else {
-        Box::new(BufWriter::with_capacity(1 << 16, stdout))
-    };
-    let result = run(&cli.command, &mut *out).and_then(|outcome| {
-        out.flush()?;
-        Ok(outcome)
-    });
-    match result {
-        Ok(outcome) => outcome.exit_code(),
-        Err(Failure::ClosedOutput) => ExitCode::SUCCESS,
-        Err(Failure::Usage(error)) => {
-            // Whatever was printed belongs before the usage message.
-            let _ = out.flush();
-            let _ = error.print();
-            ExitCode::from(2)
-        }
-        Err(Failure::Error(line)) => {
-            let _ = out.flush();
-            let _ = writeln!(io::stderr(), "{line}");
-            ExitCode::from(1)
-        }
-    }
+    robolog_cli::main(
+        #[cfg(feature = "columnar")]
+        columnar::run,
+    )
 }
 
-fn run(command: &Command, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let read = match command {
-        Command::Info(args) => Some(&args.read),
-        Command::Cat(args) => Some(&args.read),
-        Command::Convert(args) => Some(&args.read),
-        Command::Merge(args) => Some(&args.read),
-        _ => None,
-    };
-    if let Some(distro) = read.and_then(|r| r.distro) {
-        input::set_distro(distro);
+#[cfg(feature = "columnar")]
+mod columnar {
+    use std::ffi::OsStr;
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    use clap::error::ErrorKind;
+    use robolog_cli::Columnar;
+    use robolog_cli::failure::{Failure, Outcome};
+
+    /// The program that runs `export` and `sql`.
+    const PROGRAM: &str = "robolog-columnar";
+
+    /// Runs `robolog-columnar` with this process's arguments, which it parses as this one did.
+    /// Returns only when it could not be started (or, off Unix, never: the exit code is its).
+    pub(super) fn run(command: Columnar<'_>, _out: &mut dyn Write) -> Result<Outcome, Failure> {
+        let name = match command {
+            Columnar::Export(_) => "export",
+            Columnar::Sql(_) => "sql",
+        };
+        let beside = std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(Path::to_path_buf));
+        let path = std::env::var_os("PATH");
+        let Some(program) = find(beside.as_deref(), path.as_deref()) else {
+            return Err(Failure::usage(
+                ErrorKind::InvalidSubcommand,
+                format!(
+                    "`robolog {name}` is run by the program {PROGRAM}, which is neither beside \
+                     robolog{} nor on PATH: `cargo install robolog-cli` installs the two together",
+                    beside.map_or_else(String::new, |dir| format!(" (in {})", dir.display())),
+                ),
+            ));
+        };
+        let mut child = Command::new(&program);
+        child.args(std::env::args_os().skip(1));
+        Err(Failure::usage(
+            ErrorKind::InvalidSubcommand,
+            format!(
+                "cannot run {} for `robolog {name}`: {}",
+                program.display(),
+                start(&mut child)
+            ),
+        ))
     }
-    match command {
-        Command::Info(args) => info::run(args, out),
-        Command::Cat(args) => cat::run(args, out),
-        Command::Convert(args) => convert::run_convert(args, out),
-        Command::Check(args) => check::run(args, out),
-        Command::Recover(args) => recover::run(args, out),
-        Command::Merge(args) => convert::run_merge(args, out),
-        Command::Filter(args) => filter::run_filter(args, out),
-        Command::Sort(args) => filter::run_preset(filter::Preset::Sort, args, out),
-        Command::Compress(args) => filter::run_preset(filter::Preset::Compress, args, out),
-        Command::Decompress(args) => filter::run_preset(filter::Preset::Decompress, args, out),
-        Command::List(command) => list::run(command, out),
-        Command::Du(args) => list::run_du(args, out),
-        Command::Get(command) => records::run_get(command, out),
-        Command::Add(command) => records::run_add(command, out),
-        #[cfg(feature = "columnar")]
-        Command::Export(args) => export::run(args, out),
-        #[cfg(feature = "columnar")]
-        Command::Sql(args) => sql::run(args, out),
-        Command::Msg(command) => msg::run(command, out),
-        Command::Completions(args) => {
-            use clap::CommandFactory;
-            clap_complete::generate(args.shell, &mut Cli::command(), "robolog", out);
-            Ok(Outcome::Ok)
+
+    /// Where `robolog-columnar` is: in `beside` (this program's folder), else in the first
+    /// folder of `path` (`PATH`) that holds it. Empty `PATH` entries, which some shells read as
+    /// the current folder, are skipped.
+    fn find(beside: Option<&Path>, path: Option<&OsStr>) -> Option<PathBuf> {
+        let file = format!("{PROGRAM}{}", std::env::consts::EXE_SUFFIX);
+        let folders = path.map(std::env::split_paths).into_iter().flatten();
+        beside
+            .map(Path::to_path_buf)
+            .into_iter()
+            .chain(folders.filter(|dir| !dir.as_os_str().is_empty()))
+            .map(|dir| dir.join(&file))
+            .find(|candidate| candidate.is_file())
+    }
+
+    /// Becomes the program: returns only the error that kept it from starting.
+    #[cfg(unix)]
+    fn start(command: &mut Command) -> std::io::Error {
+        use std::os::unix::process::CommandExt;
+        command.exec()
+    }
+
+    /// Runs the program to its end and exits with its code (1 if it has none).
+    #[cfg(not(unix))]
+    fn start(command: &mut Command) -> std::io::Error {
+        match command.status() {
+            Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+            Err(error) => error,
         }
     }
 }

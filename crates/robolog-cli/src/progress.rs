@@ -10,7 +10,7 @@ use crate::size::human_bytes;
 
 /// A progress bar, or nothing when standard error is not a terminal.
 #[derive(Debug)]
-pub(crate) struct Bar(Option<ProgressBar>);
+pub struct Bar(Option<ProgressBar>);
 
 impl Bar {
     /// No bar.
@@ -19,7 +19,7 @@ impl Bar {
     }
 
     /// Counts messages, towards `total` when known.
-    pub(crate) fn messages(what: &str, total: Option<u64>) -> Self {
+    pub fn messages(what: &str, total: Option<u64>) -> Self {
         if !std::io::stderr().is_terminal() {
             return Bar(None);
         }
@@ -81,21 +81,21 @@ impl Bar {
     }
 
     /// Sets the position.
-    pub(crate) fn set(&self, position: u64) {
+    pub fn set(&self, position: u64) {
         if let Some(bar) = &self.0 {
             bar.set_position(position);
         }
     }
 
     /// Sets the total, once known.
-    pub(crate) fn set_total(&self, total: u64) {
+    pub fn set_total(&self, total: u64) {
         if let Some(bar) = &self.0 {
             bar.set_length(total);
         }
     }
 
     /// Removes the bar, leaving the terminal as it was.
-    pub(crate) fn finish(&self) {
+    pub fn finish(&self) {
         if let Some(bar) = &self.0 {
             bar.finish_and_clear();
         }

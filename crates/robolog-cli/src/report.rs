@@ -9,7 +9,7 @@ use robolog::{Problem, Severity};
 use crate::failure::display_path;
 
 /// Tells which topic patterns matched nothing (a typo?).
-pub(crate) fn warn_unmatched(patterns: &[String], file: &Path) {
+pub fn warn_unmatched(patterns: &[String], file: &Path) {
     for pattern in patterns {
         warn(&format!(
             "topic pattern {pattern} matches no topic in {}",
@@ -21,7 +21,7 @@ pub(crate) fn warn_unmatched(patterns: &[String], file: &Path) {
 /// Tells the warnings and errors among `problems` (notes are for `check` and `info`), one line
 /// each with the file and offset; returns true when one is an error: data that could not be
 /// read.
-pub(crate) fn report_problems(problems: &[Problem], file: &Path) -> bool {
+pub fn report_problems(problems: &[Problem], file: &Path) -> bool {
     let mut damaged = false;
     for problem in problems.iter().filter(|p| p.severity >= Severity::Warning) {
         let place = match problem.offset {
@@ -50,7 +50,7 @@ pub(crate) fn report_error(error: &robolog::Error, file: &Path) {
 }
 
 /// One `warning:` line on standard error.
-pub(crate) fn warn(message: &str) {
+pub fn warn(message: &str) {
     line("warning", message);
 }
 

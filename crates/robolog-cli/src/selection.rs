@@ -9,7 +9,7 @@ use crate::time::format_utc;
 
 impl Selection {
     /// The filter: the topics given (all without any), log times in `[start, end)`.
-    pub(crate) fn filter(&self) -> Result<Filter, Failure> {
+    pub fn filter(&self) -> Result<Filter, Failure> {
         let mut filter = Filter::new();
         if !self.topics.is_empty() {
             filter = filter.topics(self.topics.iter().cloned());

@@ -24,7 +24,7 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 /// `21875` → `21.4 KiB`.
-pub(crate) fn human_bytes(bytes: u64) -> String {
+pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if bytes < 1024 {
         return format!("{bytes} B");

@@ -4,14 +4,15 @@ use std::io::{self, Write};
 
 /// Rows of cells under a header.
 #[derive(Debug)]
-pub(crate) struct Table<const N: usize> {
+pub struct Table<const N: usize> {
     header: [String; N],
     rows: Vec<[String; N]>,
     right: [bool; N],
 }
 
 impl<const N: usize> Table<N> {
-    pub(crate) fn new(header: [&str; N]) -> Self {
+    /// A table with these column names and no rows, every column left-aligned.
+    pub fn new(header: [&str; N]) -> Self {
         Self {
             header: header.map(str::to_owned),
             rows: Vec::new(),
@@ -20,7 +21,7 @@ impl<const N: usize> Table<N> {
     }
 
     /// Right-aligns these columns (numbers).
-    pub(crate) fn align_right<const M: usize>(&mut self, columns: [usize; M]) {
+    pub fn align_right<const M: usize>(&mut self, columns: [usize; M]) {
         for column in columns {
             if let Some(right) = self.right.get_mut(column) {
                 *right = true;
@@ -28,13 +29,14 @@ impl<const N: usize> Table<N> {
         }
     }
 
-    pub(crate) fn row(&mut self, cells: [String; N]) {
+    /// Adds a row.
+    pub fn row(&mut self, cells: [String; N]) {
         self.rows.push(cells);
     }
 
     /// Writes the header and the rows, each line starting with `indent`; the last column is
     /// not padded on the right.
-    pub(crate) fn write(&self, out: &mut dyn Write, indent: &str) -> io::Result<()> {
+    pub fn write(&self, out: &mut dyn Write, indent: &str) -> io::Result<()> {
         let mut widths = [0usize; N];
         for row in std::iter::once(&self.header).chain(&self.rows) {
             for (width, cell) in widths.iter_mut().zip(row) {

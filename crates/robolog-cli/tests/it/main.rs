@@ -13,3 +13,5 @@ mod parity;
 mod readme;
 mod remote;
 mod support;
+#[cfg(feature = "columnar")]
+mod two_binaries;

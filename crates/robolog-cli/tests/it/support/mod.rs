@@ -42,7 +42,8 @@ impl Run {
     }
 }
 
-fn finish(output: Output) -> Run {
+/// What a finished process gave.
+pub(crate) fn finish(output: Output) -> Run {
     Run {
         code: output.status.code().expect("killed by a signal"),
         stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),

@@ -6,8 +6,8 @@ use robolog_arrow::LogTables;
 use robolog_arrow::arrow::csv::WriterBuilder;
 use robolog_arrow::arrow::util::pretty::pretty_format_batches;
 
-use crate::cli::SqlArgs;
-use crate::failure::{Failure, Outcome};
+use robolog_cli::cli::SqlArgs;
+use robolog_cli::failure::{Failure, Outcome};
 
 pub(crate) fn run(args: &SqlArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     if args.json && args.csv {

@@ -7,12 +7,12 @@ use clap::error::ErrorKind;
 use robolog::Log;
 use robolog_arrow::{Error, ExportFormat, ExportOptions, ExportReport};
 
-use crate::cli::{ExportArgs, ExportFormatArg};
-use crate::failure::{Failure, Outcome, display_path};
-use crate::progress::Bar;
-use crate::report::{report_problems, warn, warn_unmatched};
-use crate::size::human_bytes;
-use crate::table::Table;
+use robolog_cli::cli::{ExportArgs, ExportFormatArg};
+use robolog_cli::failure::{Failure, Outcome, display_path};
+use robolog_cli::progress::Bar;
+use robolog_cli::report::{report_problems, warn, warn_unmatched};
+use robolog_cli::size::human_bytes;
+use robolog_cli::table::Table;
 
 pub(crate) fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let Some((out_dir, inputs)) = args.paths.split_last() else {
