@@ -50,6 +50,7 @@
 
 mod atomic_file;
 mod bounded_read;
+mod buffer_pool;
 mod byte_reader;
 mod byte_writer;
 mod compression;
@@ -66,6 +67,7 @@ mod worker_pool;
 
 pub use atomic_file::{AtomicFile, remove_temporary_files};
 pub use bounded_read::{StreamError, read_exact_bounded};
+pub use buffer_pool::BufferPool;
 pub use byte_reader::{ByteReader, utf8};
 pub use byte_writer::{ByteWriter, LenSlot};
 pub use bytes::Bytes;
@@ -82,7 +84,7 @@ pub use parallel_map::{ParallelMap, default_threads};
 pub use problem::{Problem, ProblemKind, Severity};
 pub use read_file::read_file;
 pub use recycle_pool::RecyclePool;
-pub use worker_pool::{MAX_POOL_THREADS, keep_warm_buffer, take_warm_buffer};
+pub use worker_pool::MAX_POOL_THREADS;
 
 // The README's examples run as doctests, so that they stay true.
 #[cfg(doctest)]

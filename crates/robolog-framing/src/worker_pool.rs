@@ -25,6 +25,8 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender};
 
+use crate::buffer_pool::BoundedBuffers;
+
 /// A unit of work for a pool thread.
 pub(crate) type Task = Box<dyn FnOnce() + Send + 'static>;
 
@@ -50,7 +52,7 @@ struct State {
     idle: Duration,
     /// Buffers kept for the next read while threads run (see [`keep_warm_buffer`]). Changed
     /// under the `threads` lock, so that the last thread to end cannot miss one.
-    warm: Mutex<Vec<Vec<u8>>>,
+    warm: Mutex<BoundedBuffers>,
 }
 
 impl State {
@@ -58,35 +60,22 @@ impl State {
         self.threads.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn warm(&self) -> MutexGuard<'_, Vec<Vec<u8>>> {
+    fn warm(&self) -> MutexGuard<'_, BoundedBuffers> {
         self.warm.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-/// Buffers kept warm at most, and the bytes they may hold together: enough for the chunks a
-/// read has in flight, little enough not to matter while a program reads.
-const WARM_KEEP: usize = 8;
-const WARM_BYTES: usize = 32 << 20;
-
-/// Keeps `buffer` (its allocation, and its length, which a decoder overwrites without zeroing
-/// it again) for [`take_warm_buffer`], while the process's worker threads run; with none
-/// running, or the store full, it is dropped. The last worker thread to end, after its idle
-/// time, frees what is kept: a program that has stopped reading holds neither threads nor
-/// buffers.
-///
-/// ```
-/// use robolog_framing::{keep_warm_buffer, take_warm_buffer};
-/// keep_warm_buffer(vec![0; 1024]);
-/// // The buffer again while worker threads run (none have been started here), else a new one.
-/// let buffer = take_warm_buffer().unwrap_or_default();
-/// # assert!(buffer.is_empty());
-/// ```
-pub fn keep_warm_buffer(buffer: Vec<u8>) {
+/// Keeps `buffer` (its allocation, and its length) for [`take_warm_buffer`], while the
+/// process's worker threads run; with none running, or the store full, it is dropped. The last
+/// worker thread to end, after its idle time, frees what is kept: a program that has stopped
+/// reading holds neither threads nor buffers. A dropped [`BufferPool`](crate::BufferPool) hands
+/// its buffers here.
+pub(crate) fn keep_warm_buffer(buffer: Vec<u8>) {
     pool().keep_warm(buffer);
 }
 
 /// A buffer kept by [`keep_warm_buffer`], if any.
-pub fn take_warm_buffer() -> Option<Vec<u8>> {
+pub(crate) fn take_warm_buffer() -> Option<Vec<u8>> {
     pool().take_warm()
 }
 
@@ -106,7 +95,7 @@ impl WorkerPool {
                 queue,
                 threads: Mutex::new(0),
                 idle,
-                warm: Mutex::new(Vec::new()),
+                warm: Mutex::new(BoundedBuffers::default()),
             }),
         }
     }
@@ -141,22 +130,14 @@ impl WorkerPool {
 
     /// See [`keep_warm_buffer`].
     fn keep_warm(&self, buffer: Vec<u8>) {
-        if buffer.capacity() == 0 {
-            return;
-        }
         let threads = self.state.threads();
-        if *threads == 0 {
-            return;
-        }
-        let mut warm = self.state.warm();
-        let held: usize = warm.iter().map(Vec::capacity).sum();
-        if warm.len() < WARM_KEEP && held + buffer.capacity() <= WARM_BYTES {
-            warm.push(buffer);
+        if *threads > 0 {
+            self.state.warm().keep(buffer);
         }
     }
 
     fn take_warm(&self) -> Option<Vec<u8>> {
-        self.state.warm().pop()
+        self.state.warm().take()
     }
 
     /// Queues `task` for the next free thread, starting one if every thread has ended.
@@ -189,7 +170,7 @@ fn work(state: &State) {
                 }
                 *threads -= 1;
                 let freed = if *threads == 0 {
-                    std::mem::take(&mut *state.warm())
+                    state.warm().take_all()
                 } else {
                     Vec::new()
                 };
@@ -354,11 +335,11 @@ mod tests {
             pool.take_warm().is_none(),
             "an empty buffer is not worth keeping"
         );
-        for _ in 0..WARM_KEEP + 2 {
+        for _ in 0..BoundedBuffers::KEEP + 2 {
             pool.keep_warm(vec![0; 16]);
         }
-        pool.keep_warm(vec![0; WARM_BYTES]);
-        assert_eq!(pool.state.warm().len(), WARM_KEEP);
+        pool.keep_warm(vec![0; BoundedBuffers::KEEP_BYTES]);
+        assert_eq!(pool.state.warm().len(), BoundedBuffers::KEEP);
         let _ = release.send(());
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while pool.threads() > 0 && std::time::Instant::now() < deadline {

@@ -105,7 +105,6 @@
 
 #![cfg_attr(not(feature = "mmap"), forbid(unsafe_code))]
 
-mod buffers;
 mod container;
 mod input;
 mod load;
@@ -113,13 +112,12 @@ mod merge;
 mod order;
 mod plan;
 
-pub use buffers::BufferPool;
 pub use container::{ChunkMeta, Container, Decoded, Entry, Hit, Hits, Want};
 pub use input::{COALESCE_GAP, Input, InputStream, ReadAt, STREAM_PIECE};
 pub use load::Batch;
 pub use merge::{Lent, Messages, Query};
 pub use order::Order;
-pub use robolog_framing::{Bytes, Compression};
+pub use robolog_framing::{BufferPool, Bytes, Compression};
 
 #[cfg(test)]
 mod tests;

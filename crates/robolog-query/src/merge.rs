@@ -6,9 +6,8 @@ use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
 use std::sync::Arc;
 
-use robolog_framing::{Bytes, ParallelMap, RecyclePool};
+use robolog_framing::{BufferPool, Bytes, ParallelMap, RecyclePool};
 
-use crate::buffers::BufferPool;
 use crate::container::{Container, Entry, Want};
 use crate::load::{Batch, Rules, load};
 use crate::order::Order;
