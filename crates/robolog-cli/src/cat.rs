@@ -364,7 +364,7 @@ impl Printer<'_> {
         }
         let channel = &message.channel;
         // A stream learns its channels as they come: columns widen when needed.
-        if !self.parts.columns.contains_key(&channel.id) {
+        if !self.parts.has_columns(channel.id) {
             self.topic_width = self.topic_width.max(channel.topic.chars().count());
             self.type_width = self.type_width.max(type_label(channel).chars().count());
         }
@@ -487,6 +487,12 @@ impl LineParts {
             rest /= 10;
         }
         line.extend_from_slice(&digits);
+    }
+
+    /// Whether the columns of channel `id` are rendered already (at the current widths): a
+    /// channel not seen before may need wider ones.
+    fn has_columns(&self, id: u32) -> bool {
+        self.columns.contains_key(&id)
     }
 
     /// The columns between the time and the size for `channel`, padded to `layout`'s widths.

@@ -1036,34 +1036,37 @@ impl<W: Write> Writer<W> {
                 self.emit_unchunked(None, Some(channel_id))?;
             }
         }
-        let mut copied = 0u64;
-        for (&channel_id, entries) in &indexes {
-            let s = &mut self.stats;
-            for &(log_time, _) in entries {
-                if s.message_count == 0 {
-                    s.message_start_time = log_time;
-                    s.message_end_time = log_time;
-                } else {
-                    s.message_start_time = s.message_start_time.min(log_time);
-                    s.message_end_time = s.message_end_time.max(log_time);
-                }
-                s.message_count += 1;
-            }
-            *s.channel_message_counts.entry(channel_id).or_insert(0) += entries.len() as u64;
-            copied += entries.len() as u64;
-        }
-        let chunk_start = self.out.position();
         // The chunk's time span is that of its messages, as the statistics count them: a span
         // declared otherwise (by a damaged or careless writer) would make indexed readers skip
         // the chunk or read it for nothing. The header is outside the CRC, so it is corrected
         // in the copy.
-        let span = indexes
-            .values()
-            .flatten()
-            .map(|&(log_time, _)| log_time)
-            .fold(None, |span: Option<(u64, u64)>, t| {
-                Some(span.map_or((t, t), |(start, end)| (start.min(t), end.max(t))))
-            });
+        let mut span: Option<(u64, u64)> = None;
+        let mut copied = 0u64;
+        for (&channel_id, entries) in &indexes {
+            for &(log_time, _) in entries {
+                span = Some(span.map_or((log_time, log_time), |(start, end)| {
+                    (start.min(log_time), end.max(log_time))
+                }));
+            }
+            let count = entries.len() as u64;
+            *self
+                .stats
+                .channel_message_counts
+                .entry(channel_id)
+                .or_insert(0) += count;
+            copied += count;
+        }
+        if let Some((start, end)) = span {
+            let s = &mut self.stats;
+            if s.message_count == 0 {
+                (s.message_start_time, s.message_end_time) = (start, end);
+            } else {
+                s.message_start_time = s.message_start_time.min(start);
+                s.message_end_time = s.message_end_time.max(end);
+            }
+        }
+        self.stats.message_count += copied;
+        let chunk_start = self.out.position();
         match span {
             Some((start, end)) if (start, end) != (head.start, head.end) => {
                 write_all(&mut self.out, &chunk[..RECORD_PREFIX as usize])?;
