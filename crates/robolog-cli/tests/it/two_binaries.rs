@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{Run, command, finish};
+use crate::support::{Run, command, command_of, finish};
 
 const ROBOLOG: &str = env!("CARGO_BIN_EXE_robolog");
 const COLUMNAR: &str = env!("CARGO_BIN_EXE_robolog-columnar");
@@ -16,15 +16,6 @@ const MCAP: &str = "testdata/samples/demo-zstd.mcap";
 
 fn output_of(mut command: Command) -> Run {
     finish(command.output().unwrap())
-}
-
-/// `program ARGS…` in the workspace root, as `support::command` runs `robolog`.
-fn command_of<S: AsRef<OsStr>>(program: &Path, args: impl IntoIterator<Item = S>) -> Command {
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .current_dir(robolog_testkit::testdata::workspace_root());
-    command
 }
 
 /// A folder holding a copy of the `robolog` binary and nothing else.

@@ -67,7 +67,15 @@ pub(crate) fn robolog_stdin<S: AsRef<std::ffi::OsStr>>(
 }
 
 pub(crate) fn command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_robolog"));
+    command_of(Path::new(env!("CARGO_BIN_EXE_robolog")), args)
+}
+
+/// `program ARGS…` in the workspace root, as [`command`] runs `robolog`.
+pub(crate) fn command_of<S: AsRef<std::ffi::OsStr>>(
+    program: &Path,
+    args: impl IntoIterator<Item = S>,
+) -> Command {
+    let mut command = Command::new(program);
     command
         .args(args)
         .current_dir(robolog_testkit::testdata::workspace_root());
