@@ -25,14 +25,17 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
 fi
 
 seconds=${FUZZ_SECONDS:-10}
-cargo +nightly run --quiet --release -p robolog-fuzz-seeds
-cargo +nightly fuzz build -s none
+# Unoptimised builds (`--dev`): for seconds of fuzzing per target, a release build's single
+# codegen unit costs far more time to compile than it gains in executions; debug assertions and
+# overflow checks come with them.
+cargo +nightly run --quiet -p robolog-fuzz-seeds
+cargo +nightly fuzz build --dev -s none
 for target in $(cargo +nightly fuzz list); do
     echo "fuzz: $target for ${seconds}s"
     # Run over a copy of the seeds so that CI never grows the local corpus.
     work=$(mktemp -d)
     cp -r "corpus/$target/." "$work/" 2>/dev/null || true
-    if ! cargo +nightly fuzz run -s none "$target" "$work" -- \
+    if ! cargo +nightly fuzz run --dev -s none "$target" "$work" -- \
         -max_total_time="$seconds" -seed=1 -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 >"$work.log" 2>&1; then
         tail -n 40 "$work.log"
