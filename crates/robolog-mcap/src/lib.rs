@@ -82,6 +82,7 @@ mod recover;
 pub mod serialize;
 mod stream;
 mod summary;
+mod window;
 mod writer;
 
 pub use check::{CheckOptions, Checked, check, check_input, check_with};
@@ -97,7 +98,8 @@ pub use records::{
     MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
 };
 pub use recover::{
-    CutChunk, RecoverOptions, Report, recover, recover_file, recover_with, salvage_cut_chunk,
+    CutChunk, RecoverOptions, Report, recover, recover_file, recover_input, recover_stream,
+    recover_with, salvage_cut_chunk,
 };
 pub use robolog_framing::{Bytes, Compression};
 pub use robolog_framing::{Problem, ProblemKind, Severity};

@@ -1,14 +1,14 @@
 //! Recovery: rewrite a truncated, corrupt or draft-layout file as a valid, fully indexed MCAP
 //! file holding everything that is intact, and say exactly what was kept and what was lost.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use robolog_framing::{
     AtomicFile, ByteReader, Bytes, Compression, Decompressor, ParallelMap, Problem, ProblemKind,
     crc32, default_threads,
 };
-use robolog_query::BufferPool;
+use robolog_query::{BufferPool, Input};
 
 use crate::chunk::{
     DEFAULT_CHUNK_LIMIT, compression_from_name, compression_name, decompress_into, verify_chunk_crc,
@@ -21,6 +21,7 @@ use crate::options::{Layout, ReadOptions};
 use crate::parse::{RecordSplitter, attachment_crc_span, parse_record};
 use crate::records::{Chunk, MAGIC, MessageIndex, RECORD_PREFIX, Record, op, record_name};
 use crate::serialize::write_record;
+use crate::window::{Source, Window};
 use crate::writer::{WriteOptions, Writer};
 
 /// What [`recover`] kept, lost and found damaged.
@@ -146,6 +147,102 @@ pub fn recover_with<W: Write>(
     recover_on(input.into(), out, opts, limits, default_threads())
 }
 
+/// Recovers the MCAP file of `input`, an input read by position: in place when it is in
+/// memory; otherwise read once, front to back ([`Input::stream`]), through a window that holds
+/// the record being recovered and what recovery looks ahead at after it (the message indexes
+/// of a chunk, the bytes it searches to resynchronise after a corrupt length), so that memory
+/// grows with the largest record, never with the file. The output is the one [`recover_with`]
+/// writes of the same bytes in memory, but for records larger than `limits` allows
+/// ([`RecoverOptions::max_chunk_size`], at least 1 MiB here), which a window cannot hold: one
+/// is an error ([`McapError::TooLarge`]), and one that resynchronising would have to read is
+/// passed over.
+/// A file in the draft layout (told by its last bytes, read first) is read whole, as
+/// [`recover_with`] reads it.
+///
+/// ```
+/// use robolog_mcap::{Input, RecoverOptions, WriteOptions, Writer, recover_input};
+/// let file = Writer::new(Vec::new(), WriteOptions::default())?.finish()?;
+/// let cut = Input::from(file[..file.len() - 10].to_vec());
+/// let (out, report) =
+///     recover_input(&cut, Vec::new(), WriteOptions::default(), RecoverOptions::new())?;
+/// assert!(report.truncated);
+/// assert!(out.starts_with(b"\x89MCAP0\r\n"));
+/// # Ok::<(), robolog_mcap::McapError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`McapError::BadMagic`] when the input is not MCAP, [`McapError::Io`] when a read fails
+/// (with the offset it failed at), and the writer's errors.
+pub fn recover_input<W: Write>(
+    input: &Input,
+    out: W,
+    opts: WriteOptions,
+    limits: RecoverOptions,
+) -> Result<(W, Report)> {
+    if let Some(data) = input.in_memory() {
+        return recover_on(data.clone(), out, opts, limits, default_threads());
+    }
+    let len = input.len();
+    let tail_len = (draft::FOOTER_RECORD_LEN + MAGIC.len()) as u64;
+    let tail = input
+        .read_up_to(len.saturating_sub(tail_len), tail_len)
+        .map_err(|source| McapError::Io {
+            offset: len.saturating_sub(tail_len),
+            source,
+        })?;
+    if draft::detect_tail(&tail, len) == Some(Layout::Draft) {
+        let data = input
+            .read_all()
+            .map_err(|source| McapError::Io { offset: 0, source })?;
+        return recover_on(data, out, opts, limits, default_threads());
+    }
+    let window = Window::new(input.stream(0..len), Some(len), window_limit(limits));
+    recover_source(Source::Stream(window), out, opts, limits, 0)
+        .map(|(out, report, _)| (out, report))
+}
+
+/// Recovers an MCAP file read from `reader` front to back (a pipe, standard input), through a
+/// window as [`recover_input`] reads a remote object: memory grows with the largest record,
+/// never with the stream. The output is the one [`recover_with`] writes of the same bytes in
+/// memory, with the exception [`recover_input`] states. A stream cannot show its footer
+/// first: a complete file in the draft layout is found at its end, and is an error
+/// ([`McapError::DraftLayout`]: recover it from a file) rather than a wrong output.
+///
+/// ```
+/// use robolog_mcap::{RecoverOptions, WriteOptions, Writer, recover_stream};
+/// let file = Writer::new(Vec::new(), WriteOptions::default())?.finish()?;
+/// let (out, report) = recover_stream(
+///     &file[..file.len() - 10],
+///     Vec::new(),
+///     WriteOptions::default(),
+///     RecoverOptions::new(),
+/// )?;
+/// assert!(report.truncated);
+/// assert!(out.starts_with(b"\x89MCAP0\r\n"));
+/// # Ok::<(), robolog_mcap::McapError>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`recover_input`], and [`McapError::DraftLayout`].
+pub fn recover_stream<R: Read, W: Write>(
+    reader: R,
+    out: W,
+    opts: WriteOptions,
+    limits: RecoverOptions,
+) -> Result<(W, Report)> {
+    let window = Window::new(reader, None, window_limit(limits));
+    recover_source(Source::Stream(window), out, opts, limits, 0)
+        .map(|(out, report, _)| (out, report))
+}
+
+/// The most a window over a stream holds: `max_chunk_size`, but at least 1 MiB (the search
+/// for a place to resynchronise looks at 64 KiB at a time).
+fn window_limit(limits: RecoverOptions) -> u64 {
+    limits.max_chunk_size.max(1 << 20)
+}
+
 /// [`recover_with`] with `threads` workers decoding chunks ahead (0: all on this thread; the
 /// output is the same).
 fn recover_on<W: Write>(
@@ -155,13 +252,25 @@ fn recover_on<W: Write>(
     limits: RecoverOptions,
     threads: usize,
 ) -> Result<(W, Report)> {
-    let input: &[u8] = &data;
-    if input.len() < MAGIC.len() || input[..MAGIC.len()] != MAGIC {
+    recover_source(Source::Slice(data), out, opts, limits, threads)
+        .map(|(out, report, _)| (out, report))
+}
+
+/// Recovers `source`; also says the most input bytes that were held at once.
+fn recover_source<W: Write>(
+    mut source: Source<'_>,
+    out: W,
+    opts: WriteOptions,
+    limits: RecoverOptions,
+    threads: usize,
+) -> Result<(W, Report, u64)> {
+    let magic = source.bytes(0, MAGIC.len() as u64)?;
+    if magic[..] != MAGIC {
         return Err(McapError::BadMagic { offset: 0 });
     }
     let mut report = Report::default();
     let mut opts = opts;
-    if let Some((profile, _)) = header_of(input) {
+    if let Some((profile, _)) = header_of(&mut source)? {
         opts.profile = profile;
     }
     // Intact chunks compressed as the output's are copied whole.
@@ -170,13 +279,17 @@ fn recover_on<W: Write>(
         .is_some()
         .then(|| compression_name(opts.compression));
     let mut writer = Writer::new(out, opts)?;
-    if draft::detect(input) == Some(Layout::Draft) {
+    let draft = match &source {
+        Source::Slice(data) if draft::detect(data) == Some(Layout::Draft) => Some(data.clone()),
+        _ => None,
+    };
+    let peak = if let Some(data) = draft {
         report.draft = true;
         recover_draft(&data, &mut writer, &mut report, limits.max_chunk_size)?;
+        data.len() as u64
     } else {
-        Recovery {
-            input,
-            data: &data,
+        let mut recovery = Recovery {
+            source,
             writer: &mut writer,
             report: &mut report,
             chunk_limit: limits.max_chunk_size,
@@ -184,11 +297,22 @@ fn recover_on<W: Write>(
             threads,
             prefetch: None,
             buffers: BufferPool::new(),
+        };
+        recovery.run()?;
+        if !recovery.source.length_told() {
+            // A stream's draft footer shows only at its end (a file shows it first).
+            let tail_len = (draft::FOOTER_RECORD_LEN + MAGIC.len()) as u64;
+            let (len, tail) = recovery.source.tail(tail_len)?;
+            if draft::detect_tail(&tail, len) == Some(Layout::Draft) {
+                return Err(McapError::DraftLayout {
+                    offset: len.saturating_sub(tail_len),
+                });
+            }
         }
-        .run()?;
-    }
+        recovery.source.peak()
+    };
     let out = writer.finish()?;
-    Ok((out, report))
+    Ok((out, report, peak))
 }
 
 /// Recovers the file at `input` into `output` (written atomically: nothing appears under
@@ -211,15 +335,22 @@ pub fn recover_file(
     Ok(report)
 }
 
-fn header_of(input: &[u8]) -> Option<(String, String)> {
-    let (opcode, start, end) = frame_at(input, MAGIC.len()).ok()??;
-    let mut r = ByteReader::new(&input[start..end]);
-    if opcode != op::HEADER {
-        return None;
+/// The profile and library of the Header record after the magic, if it is one and parses.
+fn header_of(source: &mut Source<'_>) -> Result<Option<(String, String)>> {
+    let Ok(Some((op::HEADER, start, end))) = source.frame_at(MAGIC.len() as u64)? else {
+        return Ok(None);
+    };
+    if !source.can_hold(end) {
+        return Ok(None);
     }
-    let profile = r.read_str_u32("profile").ok()?.to_owned();
-    let library = r.read_str_u32("library").ok()?.to_owned();
-    Some((profile, library))
+    let content = source.bytes(start, end)?;
+    let mut r = ByteReader::new(&content);
+    let header = (|| {
+        let profile = r.read_str_u32("profile").ok()?.to_owned();
+        let library = r.read_str_u32("library").ok()?.to_owned();
+        Some((profile, library))
+    })();
+    Ok(header)
 }
 
 fn recover_draft<W: Write>(
@@ -328,10 +459,9 @@ fn keep<W: Write>(
 /// Chunks decoded on workers ahead of the recovery, each with the offset of its record.
 type Prefetch = ParallelMap<ChunkScanner, (u64, Option<Decoded>)>;
 
-struct Recovery<'a, 'w, W: Write> {
-    input: &'a [u8],
-    /// The same bytes, shared with the workers.
-    data: &'a Bytes,
+struct Recovery<'r, 'w, W: Write> {
+    /// The input: in memory (shared with the workers), or a window over a stream.
+    source: Source<'r>,
     writer: &'w mut Writer<W>,
     report: &'w mut Report,
     chunk_limit: u64,
@@ -417,84 +547,64 @@ impl Decoded {
 
 impl<W: Write> Recovery<'_, '_, W> {
     fn run(&mut self) -> Result<()> {
-        let input = self.input;
-        let mut pos = MAGIC.len();
+        let mut pos = MAGIC.len() as u64;
         loop {
-            match frame_at(input, pos) {
+            // Nothing before the record at `pos` is read again.
+            self.source.release(pos);
+            match self.source.frame_at(pos)? {
                 Ok(None) => {
                     self.report.truncated = true;
                     self.report.damage(
                         ProblemKind::Truncated,
-                        pos as u64,
+                        pos,
                         "the file ends without DataEnd and Footer",
                     );
                     return Ok(());
                 }
                 Ok(Some((opcode, start, end))) => {
-                    let offset = pos as u64;
+                    let offset = pos;
                     pos = end;
                     match opcode {
                         op::DATA_END | op::FOOTER => return Ok(()),
-                        op::CHUNK => self.chunk(offset, &input[start..end], end)?,
+                        op::CHUNK => {
+                            let content = self.source.bytes(start, end)?;
+                            self.chunk(offset, &content, end)?;
+                        }
                         op::MESSAGE_INDEX => {}
-                        _ => match parse_record(opcode, &input[start..end], offset) {
-                            Ok(Record::Attachment(a)) => {
-                                let covered = &input[start..start + attachment_crc_span(&a)];
-                                if a.crc != 0 && crc32(covered) != a.crc {
-                                    self.report.attachments_lost += 1;
-                                    self.report.bytes_dropped += (end - offset as usize) as u64;
-                                    self.report.damage(
-                                        ProblemKind::Checksum,
-                                        offset,
-                                        format!("Attachment {:?} dropped: CRC mismatch", a.name),
-                                    );
-                                } else {
-                                    keep(
-                                        self.writer,
-                                        self.report,
-                                        Record::Attachment(a),
-                                        offset,
-                                        false,
-                                    )?;
-                                }
-                            }
-                            Ok(record) => keep(self.writer, self.report, record, offset, false)?,
-                            Err(e) => {
-                                self.report.bytes_dropped += (end - offset as usize) as u64;
-                                self.report.damage(
-                                    e.problem_kind(),
-                                    offset,
-                                    format!("{e}; record dropped"),
-                                );
-                            }
-                        },
+                        _ => {
+                            let content = self.source.bytes(start, end)?;
+                            self.record(opcode, offset, &content, end)?;
+                        }
                     }
                 }
                 Err(e) => {
                     // A record runs past the end: the file was cut inside it (or its length is
                     // corrupt). Salvage a partial chunk, then look for intact records after it.
-                    let offset = pos as u64;
-                    let opcode = input[pos];
-                    if opcode == op::CHUNK {
-                        self.partial_chunk(offset, &input[(pos + 9).min(input.len())..]);
+                    let offset = pos;
+                    let opcode = self.source.bytes(pos, pos + 1)?.first().copied();
+                    if opcode == Some(op::CHUNK) {
+                        let end = self.salvage_end(pos)?;
+                        let content = self.source.bytes(pos + 9, end)?;
+                        self.partial_chunk(offset, &content);
                     } else {
                         self.report.damage(e.problem_kind(), offset, e.to_string());
                     }
-                    match resync(input, pos + 1) {
+                    match self.resync(pos + 1)? {
                         Some(next) => {
-                            self.report.bytes_dropped += (next - pos) as u64;
+                            self.report.bytes_dropped += next - pos;
                             self.report.damage(ProblemKind::Malformed,
                                 offset,
                                 format!(
                                     "{} with a length past the end of the file; reading resumed at byte {next}",
-                                    record_name(opcode)
+                                    record_name(opcode.unwrap_or(0))
                                 ),
                             );
                             pos = next;
                         }
                         None => {
                             self.report.truncated = true;
-                            self.report.bytes_dropped += (input.len() - pos) as u64;
+                            let len = self.source.known_len().unwrap_or(pos);
+                            self.report.bytes_dropped += len.saturating_sub(pos);
                             return Ok(());
                         }
                     }
@@ -503,20 +613,79 @@ impl<W: Write> Recovery<'_, '_, W> {
         }
     }
 
+    /// A complete top-level record other than a chunk or a message index.
+    fn record(&mut self, opcode: u8, offset: u64, content: &[u8], end: u64) -> Result<()> {
+        match parse_record(opcode, content, offset) {
+            Ok(Record::Attachment(a)) => {
+                let covered = &content[..attachment_crc_span(&a)];
+                if a.crc != 0 && crc32(covered) != a.crc {
+                    self.report.attachments_lost += 1;
+                    self.report.bytes_dropped += end - offset;
+                    self.report.damage(
+                        ProblemKind::Checksum,
+                        offset,
+                        format!("Attachment {:?} dropped: CRC mismatch", a.name),
+                    );
+                } else {
+                    keep(
+                        self.writer,
+                        self.report,
+                        Record::Attachment(a),
+                        offset,
+                        false,
+                    )?;
+                }
+            }
+            Ok(record) => keep(self.writer, self.report, record, offset, false)?,
+            Err(e) => {
+                self.report.bytes_dropped += end - offset;
+                self.report
+                    .damage(e.problem_kind(), offset, format!("{e}; record dropped"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of the bytes handed to [`salvage_cut_chunk`] for the Chunk record at `pos` that
+    /// runs past the end: the rest of a file in memory; of a stream, what its declared
+    /// uncompressed size can be decoded from (no codec here expands data by more than 1/64,
+    /// so the decoder stops before the end of those bytes as it would in the whole file),
+    /// within what the window holds.
+    fn salvage_end(&mut self, pos: u64) -> Result<u64> {
+        if let Source::Slice(data) = &self.source {
+            return Ok(data.len() as u64);
+        }
+        let fixed = self.source.bytes(pos + 9, pos + 9 + 24)?;
+        let size = fixed
+            .get(16..24)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_le_bytes)
+            .min(self.chunk_limit);
+        let bound = size.saturating_add(size / 64).saturating_add(1 << 16);
+        Ok(pos
+            .saturating_add(9)
+            .saturating_add(bound)
+            .min(self.source.hold_end()))
+    }
+
     /// The chunk whose record is at `offset`, decoded by a worker, if one did. The workers walk
     /// the records as [`Recovery::run`] does and stop where it must resynchronise; at the next
-    /// chunk after that they start again from it.
+    /// chunk after that they start again from it. A stream has no workers: they would read
+    /// ahead of the window.
     fn prefetched(&mut self, offset: u64) -> Option<Decoded> {
+        let Source::Slice(data) = &self.source else {
+            return None;
+        };
         if self.threads == 0 {
             return None;
         }
+        let data = data.clone();
         if let Some(prefetch) = &mut self.prefetch
             && let Some((at, decoded)) = prefetch.next()
             && at == offset
         {
             return decoded;
         }
-        let data = self.data.clone();
         let limit = self.chunk_limit;
         let start = usize::try_from(offset).ok()?;
         let scanner =
@@ -536,8 +705,7 @@ impl<W: Write> Recovery<'_, '_, W> {
     }
 
     /// A complete Chunk record.
-    fn chunk(&mut self, offset: u64, content: &[u8], end: usize) -> Result<()> {
-        let input = self.input;
+    fn chunk(&mut self, offset: u64, content: &[u8], end: u64) -> Result<()> {
         let prefetched = self.prefetched(offset);
         let chunk = match parse_record(op::CHUNK, content, offset) {
             Ok(Record::Chunk(chunk)) => chunk,
@@ -548,7 +716,7 @@ impl<W: Write> Recovery<'_, '_, W> {
                     end,
                     content.len(),
                     "its header is malformed",
-                );
+                )?;
                 return Ok(());
             }
         };
@@ -559,7 +727,7 @@ impl<W: Write> Recovery<'_, '_, W> {
                 end,
                 content.len(),
                 &format!("unsupported compression {:?}", chunk.compression),
-            );
+            )?;
             return Ok(());
         };
         let decoded = match prefetched {
@@ -589,26 +757,25 @@ impl<W: Write> Recovery<'_, '_, W> {
             );
         }
         let buffer = decoded.records;
-        if !partial
-            && !unverified
-            && self.copy_as == Some(chunk.compression)
-            && let Some(copied) = self.copy_whole(
-                &input[offset as usize..end],
+        if !partial && !unverified && self.copy_as == Some(chunk.compression) {
+            let record = self.source.bytes(offset, end)?;
+            if let Some(copied) = self.copy_whole(
+                &record,
                 &buffer,
                 (chunk.message_start_time, chunk.message_end_time),
-            )?
-        {
-            self.buffers.give(Bytes::from(buffer));
-            self.report.messages_recovered += copied;
-            self.report.chunks_recovered += 1;
-            self.report.chunks_copied += 1;
-            return Ok(());
+            )? {
+                self.buffers.give(Bytes::from(buffer));
+                self.report.messages_recovered += copied;
+                self.report.chunks_recovered += 1;
+                self.report.chunks_copied += 1;
+                return Ok(());
+            }
         }
         let (kept, complete) = self.inner_records(offset, &buffer, unverified)?;
         self.buffers.give(Bytes::from(buffer));
         if partial || !complete {
             self.report.chunks_partial += 1;
-            let indexed = self.indexed_message_count(end);
+            let indexed = self.indexed_message_count(end)?;
             if indexed > kept {
                 self.report.messages_lost += indexed - kept;
             }
@@ -696,29 +863,31 @@ impl<W: Write> Recovery<'_, '_, W> {
     }
 
     /// Messages listed by the MessageIndex records right after a chunk ending at `end`.
-    fn indexed_message_count(&self, end: usize) -> u64 {
+    fn indexed_message_count(&mut self, end: u64) -> Result<u64> {
         let mut count = 0;
         let mut pos = end;
-        while let Ok(Some((op::MESSAGE_INDEX, start, next))) = frame_at(self.input, pos) {
-            if let Ok(Record::MessageIndex(mi)) =
-                parse_record(op::MESSAGE_INDEX, &self.input[start..next], pos as u64)
-            {
+        while let Ok(Some((op::MESSAGE_INDEX, start, next))) = self.source.frame_at(pos)? {
+            if !self.source.can_hold(next) {
+                break;
+            }
+            let content = self.source.bytes(start, next)?;
+            if let Ok(Record::MessageIndex(mi)) = parse_record(op::MESSAGE_INDEX, &content, pos) {
                 count += mi.records.len() as u64;
             }
             pos = next;
         }
-        count
+        Ok(count)
     }
 
     fn lose_chunk(
         &mut self,
         kind: ProblemKind,
         offset: u64,
-        end: usize,
+        end: u64,
         content_len: usize,
         why: &str,
-    ) {
-        let lost = self.indexed_message_count(end);
+    ) -> Result<()> {
+        let lost = self.indexed_message_count(end)?;
         self.report.chunks_lost += 1;
         self.report.messages_lost += lost;
         self.report.bytes_dropped += RECORD_PREFIX + content_len as u64;
@@ -727,6 +896,7 @@ impl<W: Write> Recovery<'_, '_, W> {
             offset,
             format!("chunk dropped ({why}); its message index lists {lost} messages"),
         );
+        Ok(())
     }
 
     /// Keeps every complete record of decompressed chunk records; returns the messages kept and
@@ -836,35 +1006,70 @@ pub fn salvage_cut_chunk(content: &[u8], limit: u64) -> std::result::Result<CutC
     })
 }
 
-/// The next position at or after `from` where reading can resume after a corrupt length: a
-/// record that proves itself (a chunk that decompresses to its CRC, an attachment with a
-/// matching CRC, DataEnd) and is followed by another complete record or the end of the file.
-/// Weaker candidates (a schema, say) are not trusted: compressed bytes can look like anything.
-fn resync(input: &[u8], from: usize) -> Option<usize> {
-    let mut decompressor = Decompressor::new();
-    let mut buffer = Vec::new();
-    (from..input.len().saturating_sub(9)).find(|&pos| {
-        let opcode = input[pos];
-        if !matches!(opcode, op::CHUNK | op::ATTACHMENT | op::DATA_END) {
-            return false;
+/// Bytes the search for a place to resynchronise looks at a time.
+const SCAN_BLOCK: u64 = 64 << 10;
+
+impl<W: Write> Recovery<'_, '_, W> {
+    /// The next position at or after `from` where reading can resume after a corrupt length:
+    /// a record that proves itself (a chunk that decompresses to its CRC, an attachment with a
+    /// matching CRC, DataEnd) and is followed by another complete record or the end of the
+    /// file. Weaker candidates (a schema, say) are not trusted: compressed bytes can look like
+    /// anything. Of a stream, the bytes searched are forgotten as the search goes on.
+    fn resync(&mut self, from: u64) -> Result<Option<u64>> {
+        let mut decompressor = Decompressor::new();
+        let mut buffer = Vec::new();
+        let mut pos = from;
+        loop {
+            self.source.release(pos);
+            let end = pos.saturating_add(SCAN_BLOCK).min(self.source.hold_end());
+            let block = self.source.bytes(pos, end)?;
+            if block.is_empty() {
+                return Ok(None);
+            }
+            for (i, &opcode) in block.iter().enumerate() {
+                if !matches!(opcode, op::CHUNK | op::ATTACHMENT | op::DATA_END) {
+                    continue;
+                }
+                let at = pos + i as u64;
+                // A candidate needs its prefix and a byte more before the end of the file.
+                if self.source.bytes(at, at + 10)?.len() < 10 {
+                    return Ok(None);
+                }
+                if self.proves_itself(at, opcode, &mut decompressor, &mut buffer)? {
+                    return Ok(Some(at));
+                }
+            }
+            pos += block.len() as u64;
         }
-        let Ok(Some((_, start, end))) = frame_at(input, pos) else {
-            return false;
+    }
+
+    /// Whether the record at `pos` (with `opcode`) is one reading can resume at (see
+    /// [`Recovery::resync`]).
+    fn proves_itself(
+        &mut self,
+        pos: u64,
+        opcode: u8,
+        decompressor: &mut Decompressor,
+        buffer: &mut Vec<u8>,
+    ) -> Result<bool> {
+        let Ok(Some((_, start, end))) = self.source.frame_at(pos)? else {
+            return Ok(false);
         };
-        if frame_at(input, end).is_err() {
-            return false;
+        if !self.source.can_hold(end.saturating_add(9)) || self.source.frame_at(end)?.is_err() {
+            return Ok(false);
         }
-        match parse_record(opcode, &input[start..end], pos as u64) {
+        let content = self.source.bytes(start, end)?;
+        Ok(match parse_record(opcode, &content, pos) {
             Ok(Record::DataEnd(_)) => end - start == 4,
             Ok(Record::Attachment(a)) => {
-                a.crc != 0 && crc32(&input[start..start + attachment_crc_span(&a)]) == a.crc
+                a.crc != 0 && crc32(&content[..attachment_crc_span(&a)]) == a.crc
             }
             Ok(Record::Chunk(chunk)) => {
                 let Some(compression) = compression_from_name(chunk.compression) else {
-                    return false;
+                    return Ok(false);
                 };
                 let Ok(size) = usize::try_from(chunk.uncompressed_size) else {
-                    return false;
+                    return Ok(false);
                 };
                 chunk.uncompressed_crc != 0
                     && size
@@ -874,13 +1079,13 @@ fn resync(input: &[u8], from: usize) -> Option<usize> {
                             .saturating_mul(255)
                             .saturating_add(1 << 16)
                     && decompressor
-                        .decompress(compression, chunk.records, size, size, &mut buffer)
+                        .decompress(compression, chunk.records, size, size, buffer)
                         .is_ok()
-                    && crc32(&buffer) == chunk.uncompressed_crc
+                    && crc32(buffer) == chunk.uncompressed_crc
             }
             _ => false,
-        }
-    })
+        })
+    }
 }
 
 #[cfg(test)]
@@ -920,6 +1125,170 @@ mod tests {
                 data[..chunks[3]].to_vec(),
             ),
         ]
+    }
+
+    /// An input read by position that is not in memory, as a remote object is.
+    #[derive(Debug)]
+    struct Remote(Bytes);
+
+    impl robolog_query::ReadAt for Remote {
+        fn len(&self) -> u64 {
+            self.0.len() as u64
+        }
+        fn read_at(&self, range: std::ops::Range<u64>) -> std::io::Result<Bytes> {
+            Ok(Bytes::copy_from_slice(
+                &self.0[range.start as usize..range.end as usize],
+            ))
+        }
+    }
+
+    /// Damaged copies whose damage a stream reaches differently: a corrupt length near the
+    /// end (resynchronising finds nothing), a cut right after a corrupt length, a file cut
+    /// inside its first record.
+    fn more_damaged(name: &str) -> Vec<(String, Vec<u8>)> {
+        let data = robolog_testkit::testdata::read(format!("samples/{name}"));
+        let chunks: Vec<usize> = McapReader::open(Bytes::from(data.clone()))
+            .unwrap()
+            .summary()
+            .chunk_indexes
+            .iter()
+            .map(|c| c.chunk_start_offset as usize)
+            .collect();
+        let last = *chunks.last().unwrap();
+        let mut late = data.clone();
+        late[last + 1..last + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let mut cut = data[..chunks[3] + 100].to_vec();
+        cut[chunks[2] + 1..chunks[2] + 9].copy_from_slice(&(1u64 << 20).to_le_bytes());
+        vec![
+            (format!("{name} long last chunk"), late),
+            (format!("{name} long, then cut"), cut),
+            (format!("{name} cut in the header"), data[..20].to_vec()),
+        ]
+    }
+
+    #[test]
+    fn a_stream_and_a_remote_input_give_the_same_output_as_memory() {
+        for name in ["demo-zstd.mcap", "demo-lz4.mcap"] {
+            for (what, data) in damaged(name).into_iter().chain(more_damaged(name)) {
+                for compression in [Compression::Zstd, Compression::None] {
+                    let opts = WriteOptions::new().compression(compression);
+                    let limits = RecoverOptions::default();
+                    let (expected, expected_report) = recover_on(
+                        Bytes::from(data.clone()),
+                        Vec::new(),
+                        opts.clone(),
+                        limits,
+                        0,
+                    )
+                    .unwrap();
+                    let (streamed, report) =
+                        recover_stream(&data[..], Vec::new(), opts.clone(), limits).unwrap();
+                    assert_eq!(report, expected_report, "{what}, {compression:?}, stream");
+                    assert!(streamed == expected, "{what}, {compression:?}, stream");
+                    let remote = Input::new(Remote(Bytes::from(data.clone())));
+                    assert!(remote.in_memory().is_none());
+                    let (fetched, report) =
+                        recover_input(&remote, Vec::new(), opts.clone(), limits).unwrap();
+                    assert_eq!(report, expected_report, "{what}, {compression:?}, remote");
+                    assert!(fetched == expected, "{what}, {compression:?}, remote");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_is_recovered_through_a_window_of_its_largest_records() {
+        // 40 MB of messages in chunks of about 1 MiB, cut inside its last chunk, its third
+        // chunk's length corrupt.
+        let mut w = Writer::new(
+            Vec::new(),
+            WriteOptions::new()
+                .compression(Compression::Zstd)
+                .chunk_size(Some(1 << 20)),
+        )
+        .unwrap();
+        let channel = w
+            .register_channel("/noise", "raw", 0, Default::default())
+            .unwrap();
+        let mut payload = vec![0u8; 4000];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..10_000u64 {
+            for b in &mut payload {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *b = state as u8;
+            }
+            w.write_message(&crate::Message {
+                channel_id: channel,
+                sequence: i as u32,
+                log_time: i,
+                publish_time: i,
+                data: &payload,
+            })
+            .unwrap();
+        }
+        let mut data = w.finish().unwrap();
+        let chunks: Vec<usize> = McapReader::open(Bytes::from(data.clone()))
+            .unwrap()
+            .summary()
+            .chunk_indexes
+            .iter()
+            .map(|c| c.chunk_start_offset as usize)
+            .collect();
+        data[chunks[2] + 1..chunks[2] + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        data.truncate(chunks[chunks.len() - 2] + 5000);
+        let opts = WriteOptions::new();
+        let limits = RecoverOptions::default();
+        let (expected, expected_report) = recover_on(
+            Bytes::from(data.clone()),
+            Vec::new(),
+            opts.clone(),
+            limits,
+            0,
+        )
+        .unwrap();
+        // Of a stream whose length is told (a remote object), the corrupt length is seen to
+        // run past the end at once, and the window holds about a chunk.
+        let told = Window::new(&data[..], Some(data.len() as u64), limits.max_chunk_size);
+        let (out, report, peak) =
+            recover_source(Source::Stream(told), Vec::new(), opts.clone(), limits, 0).unwrap();
+        assert!(out == expected);
+        assert_eq!(report, expected_report);
+        assert!(report.messages_recovered > 9_000, "{report:?}");
+        // The chunk with a corrupt length (as far as it decodes) and the cut one.
+        assert_eq!(report.chunks_partial, 2, "{report:?}");
+        assert!(data.len() > 36 << 20, "{}", data.len());
+        assert!(peak < 8 << 20, "held {peak} bytes at once");
+        // Of a stream of unknown length, only its end shows that the length runs past it: the
+        // window reads on to the end (within the limit), and the output is the same.
+        let (out, report) = recover_stream(&data[..], Vec::new(), opts, limits).unwrap();
+        assert!(out == expected);
+        assert_eq!(report, expected_report);
+        eprintln!(
+            "recovered {} bytes through a window of at most {peak}",
+            data.len()
+        );
+    }
+
+    #[test]
+    fn a_record_larger_than_the_window_over_a_remote_input_is_an_error() {
+        let data = robolog_testkit::testdata::read("samples/demo-zstd.mcap");
+        let len = data.len() as u64;
+        let window = Window::new(&data[..], Some(len), 1000);
+        let limits = RecoverOptions::new().max_chunk_size(1000);
+        let result = recover_source(
+            Source::Stream(window),
+            Vec::new(),
+            WriteOptions::new(),
+            limits,
+            0,
+        );
+        assert!(
+            matches!(result, Err(McapError::TooLarge { limit: 1000, .. })),
+            "{:?}",
+            result.map(|(_, report, _)| report)
+        );
     }
 
     #[test]
