@@ -428,7 +428,9 @@ pub(crate) fn check(py: Python<'_>, path: PathBuf, strict: bool) -> PyResult<PyC
 /// Writes a valid, indexed copy of a damaged, cut or unindexed log (the CLI's
 /// `robolog recover`), in the same format (a bag 1.2 becomes 2.0; a ROS 2 bag becomes a bag
 /// directory at `output`), and says what was recovered and lost. `output` may be `input`. An
-/// `input` URL's object is fetched whole first, as the CLI does.
+/// `input` URL's object streams in while it is recovered when it is an MCAP file (memory holds a
+/// window of it, not the object), as the CLI reads it; a bag or BDDF object is fetched whole
+/// first.
 #[pyfunction]
 pub(crate) fn recover(
     py: Python<'_>,
@@ -437,10 +439,10 @@ pub(crate) fn recover(
 ) -> PyResult<PyRecoverReport> {
     let report = py
         .detach(|| match url(&input) {
-            // Recovering reads every byte: the object is fetched whole, as the CLI does.
             Some(url) => {
-                let data = remote_input(url)?.read_all()?;
-                robolog::recover(&data, robolog::Output::file(&output)?).map(|(report, _)| report)
+                let remote = remote_input(url)?;
+                robolog::recover_input(&remote, robolog::Output::file(&output)?)
+                    .map(|(report, _)| report)
             }
             None => robolog::recover_file(&input, &output),
         })

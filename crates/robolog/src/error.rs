@@ -163,6 +163,14 @@ pub enum Error {
     /// Reading or writing a file failed.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
+    /// Reading the input failed (a remote object read as it streams in, say), at `offset`.
+    #[error("cannot read the input at byte {offset}: {source}")]
+    Read {
+        /// Where the read began.
+        offset: u64,
+        /// The underlying error.
+        source: std::io::Error,
+    },
     /// An error of one input of a [`crate::merge`]: which one, and the error itself.
     #[error("{source}")]
     InInput {
@@ -188,6 +196,7 @@ impl Error {
             Error::NegativeTime { offset, .. } | Error::UndefinedChannel { offset, .. } => *offset,
             Error::TruncatedMagic { len, .. } => Some(*len as u64),
             Error::InInput { source, .. } => source.offset(),
+            Error::Read { offset, .. } => Some(*offset),
             _ => None,
         }
     }

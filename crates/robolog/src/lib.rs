@@ -162,7 +162,7 @@ pub use model::{Attachment, Channel, Message, Metadata, Schema};
 pub use output_settings::{Compression, CompressionMode, OutputSettings, SettingsError, Storage};
 pub use problem::{Problem, ProblemKind, Severity};
 pub use query::{Filter, Order, Selection, TopicMatcher};
-pub use recover::{RecoverReport, recover, recover_file};
+pub use recover::{RecoverReport, recover, recover_file, recover_input, recover_reader};
 pub use robolog_framing::{Bytes, remove_temporary_files};
 pub use robolog_query::{Input, ReadAt};
 #[cfg(feature = "rosbag2")]

@@ -1,9 +1,11 @@
 //! Rescuing a cut or damaged log: one entry point, each format's own recovery, one report.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 use robolog_framing::Bytes;
+use robolog_query::Input;
 use serde::Serialize;
 
 use crate::error::Result;
@@ -82,6 +84,58 @@ pub fn recover(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished
     }
 }
 
+/// [`recover`] of an input read by position that is not in memory (a remote object, a file
+/// read with positional reads). An MCAP file is read once, front to back, as it streams in,
+/// through a window that holds the record being recovered and what recovery looks ahead at,
+/// never the whole file ([`robolog_mcap::recover_input`]); the output is the one [`recover`]
+/// writes of the same bytes. A bag or a BDDF file is read into memory whole first (their
+/// recoveries read the file twice). An input in memory is recovered in place.
+pub fn recover_input(input: &Input, output: Output) -> Result<(RecoverReport, Finished)> {
+    if let Some(bytes) = input.in_memory() {
+        return recover(bytes, output);
+    }
+    let read = |offset| move |source| crate::Error::Read { offset, source };
+    let head = input.read_up_to(0, SNIFF_LEN as u64).map_err(read(0))?;
+    let format = sniff(&head)?;
+    format.require_enabled()?;
+    #[cfg(feature = "mcap")]
+    if format == Format::Mcap {
+        return mcap_report(|opts, limits| {
+            robolog_mcap::recover_input(input, output, opts, limits)
+        });
+    }
+    recover(&input.read_all().map_err(read(0))?, output)
+}
+
+/// [`recover`] of a stream read front to back (standard input, a pipe). An MCAP file is
+/// recovered as it arrives, through a window ([`robolog_mcap::recover_stream`]): memory grows
+/// with its largest record, not with the stream. A bag or a BDDF file is read into memory
+/// whole first.
+pub fn recover_reader(reader: impl Read, output: Output) -> Result<(RecoverReport, Finished)> {
+    let mut reader = reader;
+    let mut head = Vec::new();
+    (&mut reader)
+        .take(SNIFF_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(|source| crate::Error::Read { offset: 0, source })?;
+    let format = sniff(&head)?;
+    format.require_enabled()?;
+    #[cfg(feature = "mcap")]
+    if format == Format::Mcap {
+        let stream = std::io::Cursor::new(head).chain(reader);
+        return mcap_report(|opts, limits| {
+            robolog_mcap::recover_stream(stream, output, opts, limits)
+        });
+    }
+    reader
+        .read_to_end(&mut head)
+        .map_err(|source| crate::Error::Read {
+            offset: head.len() as u64,
+            source,
+        })?;
+    recover(&Bytes::from(head), output)
+}
+
 #[cfg(feature = "rosbag")]
 fn recover_bag(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Finished)> {
     use robolog_rosbag::{ReindexMode, ReindexOptions, reindex};
@@ -119,8 +173,21 @@ fn recover_bag(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Fini
 
 #[cfg(feature = "mcap")]
 fn recover_mcap(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished)> {
-    let (output, r) =
-        robolog_mcap::recover(input.clone(), output, crate::mcap_writer::default_options())?;
+    mcap_report(|opts, limits| robolog_mcap::recover_with(input.clone(), output, opts, limits))
+}
+
+/// Runs an MCAP recovery with the facade's output settings, and reports it.
+#[cfg(feature = "mcap")]
+fn mcap_report(
+    recover: impl FnOnce(
+        robolog_mcap::WriteOptions,
+        robolog_mcap::RecoverOptions,
+    ) -> robolog_mcap::Result<(Output, robolog_mcap::Report)>,
+) -> Result<(RecoverReport, Finished)> {
+    let (output, r) = recover(
+        crate::mcap_writer::default_options(),
+        robolog_mcap::RecoverOptions::default(),
+    )?;
     let finished = output.finish()?;
     let details = BTreeMap::from([
         ("messages_unverified".to_owned(), r.messages_unverified),
