@@ -218,6 +218,61 @@ pub(crate) fn positional(path: &Path) -> Result<Positional, Failure> {
     })
 }
 
+/// The input of `recover`: as [`positional`] opens it, except that a pipe is read as it comes
+/// rather than into memory first.
+pub(crate) enum Recoverable {
+    /// A ROS 2 bag (a directory of storage files, or an SQLite file), by path.
+    Rosbag2(PathBuf),
+    /// A file (mapped) or a remote object read by position.
+    Input(robolog::Input),
+    /// A pipe: its first bytes (read to tell its format), then the rest of it.
+    Pipe(Vec<u8>, Pipe),
+}
+
+impl Recoverable {
+    /// The length in bytes, when known before reading (not a pipe's, nor a ROS 2 bag's).
+    pub(crate) fn len(&self) -> Option<u64> {
+        match self {
+            Recoverable::Input(input) => Some(input.len()),
+            Recoverable::Rosbag2(_) | Recoverable::Pipe(..) => None,
+        }
+    }
+
+    /// The bytes the format is told by.
+    pub(crate) fn head(&self, path: &Path) -> Result<Option<Bytes>, Failure> {
+        match self {
+            Recoverable::Rosbag2(_) => Ok(None),
+            Recoverable::Input(input) => input
+                .read_up_to(0, robolog::SNIFF_LEN as u64)
+                .map(Some)
+                .map_err(|e| Failure::about(format!("cannot read: {e}"), path, None)),
+            Recoverable::Pipe(head, _) => Ok(Some(Bytes::copy_from_slice(head))),
+        }
+    }
+}
+
+/// `path` to recover: a ROS 2 bag, a mapped file, a URL's object read by position, or a pipe
+/// read as it comes.
+pub(crate) fn recoverable(path: &Path) -> Result<Recoverable, Failure> {
+    if let Some(url) = path.to_str().filter(|p| robolog::is_url(p)) {
+        return remote(url).map(Recoverable::Input);
+    }
+    match source(path)? {
+        Source::File(_) => Ok(match whole(path)? {
+            Whole::Rosbag2(path) => Recoverable::Rosbag2(path),
+            Whole::Bytes(bytes) => Recoverable::Input(robolog::Input::from(bytes)),
+        }),
+        Source::Pipe(mut pipe) => {
+            let mut head = Vec::new();
+            (&mut pipe)
+                .take(robolog::SNIFF_LEN as u64)
+                .read_to_end(&mut head)
+                .map_err(|e| Failure::about(format!("cannot read: {e}"), path, None))?;
+            Ok(Recoverable::Pipe(head, pipe))
+        }
+    }
+}
+
 fn read_all(mut pipe: Pipe, path: &Path) -> Result<Bytes, Failure> {
     let mut data = Vec::new();
     pipe.read_to_end(&mut data)

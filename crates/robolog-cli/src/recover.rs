@@ -2,7 +2,7 @@
 //! may be in another format: the input is recovered in its own format first, beside the
 //! output, then converted.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use robolog::{ConvertOptions, Format, RecoverReport};
@@ -10,7 +10,7 @@ use robolog::{ConvertOptions, Format, RecoverReport};
 use crate::cli::{RecoverArgs, WriteSettings};
 use crate::convert::output_format;
 use crate::failure::{Failure, Outcome};
-use crate::input::{self, Whole};
+use crate::input::{self, Recoverable};
 use crate::output::Target;
 use crate::progress::Bar;
 use crate::report::report_problems;
@@ -18,20 +18,26 @@ use crate::signals;
 use crate::size::human_bytes;
 
 pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let whole = input::whole(&args.input)?;
-    let input_format = format_of(&whole, &args.input)?;
+    let input = input::recoverable(&args.input)?;
+    let input_format = format_of(&input, &args.input)?;
     let settings = WriteSettings {
         format: args.format,
         ..WriteSettings::default()
     };
     let format = output_format(&settings, &args.output, Some(input_format))?;
     let target = Target::check(&args.output, format)?;
-    let bar = Bar::spinner("recovering");
+    // A remote object streams in while it is recovered: a bar of the bytes fetched.
+    let bar = match input.len() {
+        Some(len) if args.input.to_str().is_some_and(robolog::is_url) => {
+            Bar::fetching("recovering", len)
+        }
+        _ => Bar::spinner("recovering"),
+    };
     let (report, converted) = if format == input_format {
-        (recover_to(&whole, &target, format, &args.input)?, false)
+        (recover_to(input, &target, format, &args.input)?, false)
     } else {
         (
-            recover_converted(&whole, &target, format, &args.input)?,
+            recover_converted(input, &target, format, &args.input)?,
             true,
         )
     };
@@ -53,49 +59,66 @@ pub(crate) fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<Outcome, Fa
 }
 
 /// The input's format, from its first bytes.
-fn format_of(whole: &Whole, path: &Path) -> Result<Format, Failure> {
-    let head = match whole {
-        Whole::Bytes(data) => &data[..data.len().min(robolog::SNIFF_LEN)],
-        Whole::Rosbag2(_) => return Ok(Format::Rosbag2),
-    };
-    robolog::sniff(head).map_err(|e| Failure::open(e, path))
+fn format_of(input: &Recoverable, path: &Path) -> Result<Format, Failure> {
+    match input.head(path)? {
+        Some(head) => robolog::sniff(&head).map_err(|e| Failure::open(e, path)),
+        None => Ok(Format::Rosbag2),
+    }
+}
+
+/// Recovers `input` (not a ROS 2 bag) into `output`: a file or a remote object read by
+/// position, a pipe as it comes.
+fn recover_into(
+    input: Recoverable,
+    output: robolog::Output,
+) -> robolog::Result<(RecoverReport, robolog::Finished)> {
+    match input {
+        Recoverable::Input(input) => robolog::recover_input(&input, output),
+        Recoverable::Pipe(head, rest) => {
+            robolog::recover_reader(std::io::Cursor::new(head).chain(rest), output)
+        }
+        Recoverable::Rosbag2(_) => Err(robolog::Error::Usage(
+            "a ROS 2 bag is recovered from its path into a new bag directory".into(),
+        )),
+    }
 }
 
 /// Recovers in the input's own format straight to the target.
 fn recover_to(
-    whole: &Whole,
+    input: Recoverable,
     target: &Target,
     format: Format,
-    input: &Path,
+    path: &Path,
 ) -> Result<RecoverReport, Failure> {
-    let data = match whole {
-        Whole::Rosbag2(path) if target.writes_path() => {
-            return robolog::recover_file(path, target.path()).map_err(|e| match e {
-                e @ robolog::Error::Io(_) if path.exists() => Failure::create(e, target.path()),
-                e => Failure::open(e, input),
+    match input {
+        Recoverable::Rosbag2(bag) if target.writes_path() => {
+            return robolog::recover_file(&bag, target.path()).map_err(|e| match e {
+                e @ robolog::Error::Io(_) if bag.exists() => Failure::create(e, target.path()),
+                e => Failure::open(e, path),
             });
         }
-        Whole::Rosbag2(_) => {
+        Recoverable::Rosbag2(_) => {
             return Err(Failure::about(
                 "a ROS 2 bag is recovered into a directory: name one with -o",
-                input,
+                path,
                 None,
             ));
         }
-        // The input is in memory (mapped): an I/O error is the output's.
-        Whole::Bytes(data) if target.writes_path() => {
+        // Reading the input fails as the format's own error (with its offset): a plain I/O
+        // error is the output's.
+        input if target.writes_path() => {
             return robolog::Output::file(target.path())
-                .and_then(|output| robolog::recover(data, output))
+                .and_then(|output| recover_into(input, output))
                 .map(|(report, _)| report)
                 .map_err(|e| match e {
                     e @ robolog::Error::Io(_) => Failure::create(e, target.path()),
-                    e => Failure::open(e, input),
+                    e => Failure::open(e, path),
                 });
         }
-        Whole::Bytes(data) => data,
-    };
+        _ => {}
+    }
     let (output, spool) = target.open(format)?.split();
-    let (report, _) = robolog::recover(data, output).map_err(|e| Failure::open(e, input))?;
+    let (report, _) = recover_into(input, output).map_err(|e| Failure::open(e, path))?;
     target.complete(spool)?;
     Ok(report)
 }
@@ -103,10 +126,10 @@ fn recover_to(
 /// Recovers into a temporary file of the input's format beside the output, then converts that
 /// into the output's format.
 fn recover_converted(
-    whole: &Whole,
+    input: Recoverable,
     target: &Target,
     format: Format,
-    input: &Path,
+    path: &Path,
 ) -> Result<RecoverReport, Failure> {
     let folder = match target.path().parent() {
         _ if target.is_stdout() => std::env::temp_dir(),
@@ -117,14 +140,14 @@ fn recover_converted(
         Failure::about(format!("cannot write the output: {e}"), target.path(), None)
     })?;
     let result = (|| {
-        let report = match whole {
-            Whole::Rosbag2(path) => robolog::recover_file(path, &temp),
-            Whole::Bytes(data) => robolog::Output::file(&temp)
-                .and_then(|output| robolog::recover(data, output))
+        let report = match input {
+            Recoverable::Rosbag2(bag) => robolog::recover_file(&bag, &temp),
+            input => robolog::Output::file(&temp)
+                .and_then(|output| recover_into(input, output))
                 .map(|(report, _)| report),
         }
-        .map_err(|e| Failure::open(e, input))?;
-        let log = robolog::open(&temp).map_err(|e| Failure::open(e, input))?;
+        .map_err(|e| Failure::open(e, path))?;
+        let log = robolog::open(&temp).map_err(|e| Failure::open(e, path))?;
         let options = crate::convert::writer_options(&WriteSettings::default(), format)?;
         let (output, spool) = target.open(format)?.split();
         let mut writer = robolog::create_writer(output, options)
@@ -142,7 +165,7 @@ fn recover_converted(
                 .iter()
                 .map(|d| d.problem.clone())
                 .collect::<Vec<_>>(),
-            input,
+            path,
         );
         let mut report = report;
         report.format = format;

@@ -9,7 +9,7 @@ use std::path::Path;
 use robolog::mcap::{Compression, Message, WriteOptions, Writer};
 use robolog_testkit::nginx::{Nginx, Request};
 
-use crate::support::robolog;
+use crate::support::{robolog, robolog_peak_memory, robolog_piped};
 
 /// One minute of a recording: `/camera` at 20 Hz (16 KiB images), `/imu` at 200 Hz and `/tf`
 /// at 50 Hz, in chunks of about 1 MiB (about 20 MB in all).
@@ -627,4 +627,182 @@ fn an_mcap_file_is_read_from_azure_blob_storage() {
     assert_eq!(heads.count(), 2, "{requests:?}");
     assert_eq!(gets.count(), requests.len() - 2, "{requests:?}");
     assert!(requests.len() <= 8, "{requests:?}");
+}
+
+/// Damaged MCAP files: from the test data (cut inside a chunk, a chunk CRC that does not
+/// match, a record length past the end), and a sample with flipped compressed bytes in one
+/// chunk and a corrupt length in another, after which recovery resynchronises.
+fn damaged_mcap_files() -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = [
+        "samples/demo-zstd-truncated.mcap",
+        "bad/mcap/cut-mid-chunk.mcap",
+        "bad/mcap/chunk-crc-mismatch.mcap",
+        "bad/mcap/record-length-huge.mcap",
+        "bad/mcap/message-on-undeclared-channel.mcap",
+    ]
+    .iter()
+    .map(|name| {
+        let file = name.rsplit('/').next().unwrap().to_owned();
+        (file, robolog_testkit::testdata::read(name))
+    })
+    .collect();
+    let mut data = robolog_testkit::testdata::read("samples/demo-zstd.mcap");
+    let chunks = chunk_offsets(&data);
+    for b in &mut data[chunks[2] + 200..chunks[2] + 216] {
+        *b ^= 0x5A;
+    }
+    data[chunks[4] + 1..chunks[4] + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    files.push(("flipped-and-long.mcap".to_owned(), data));
+    files
+}
+
+/// Where the chunks of an MCAP file start, from its index.
+fn chunk_offsets(data: &[u8]) -> Vec<usize> {
+    let reader = robolog::mcap::McapReader::open(robolog::Bytes::from(data.to_vec())).unwrap();
+    let offsets: Vec<usize> = reader
+        .summary()
+        .chunk_indexes
+        .iter()
+        .map(|c| c.chunk_start_offset as usize)
+        .collect();
+    assert!(offsets.len() >= 5, "{offsets:?}");
+    offsets
+}
+
+/// `recover --json INPUT OUT`, given `stdin` for standard input: the exit code, the report and
+/// the output's bytes.
+fn recovered(input: &str, out: &Path, stdin: Option<&[u8]>) -> (i32, serde_json::Value, Vec<u8>) {
+    let args = ["recover", "--json", input, out.to_str().unwrap()];
+    let run = match stdin {
+        Some(bytes) => robolog_piped(args, bytes),
+        None => robolog(args),
+    };
+    assert!(matches!(run.code, 0 | 3), "{}: {}", run.code, run.stderr);
+    let report = run.json();
+    (run.code, report, std::fs::read(out).unwrap())
+}
+
+#[test]
+fn recover_of_a_url_or_a_pipe_streams_the_input_and_writes_what_the_file_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let out = dir.path().join("out.mcap");
+    for (name, data) in damaged_mcap_files() {
+        let local = nginx.root().join(&name);
+        std::fs::write(&local, &data).unwrap();
+        let (code, report, bytes) = recovered(local.to_str().unwrap(), &out, None);
+        assert!(report["messages_recovered"].as_u64().is_some(), "{report}");
+        nginx.clear();
+        let remote = recovered(&nginx.url(&name), &out, None);
+        let requests = nginx.requests();
+        assert_eq!(remote.0, code, "{name}");
+        assert_eq!(remote.1, report, "{name}");
+        assert!(
+            remote.2 == bytes,
+            "{name}: the output differs from the file's"
+        );
+        // Read once: its first bytes, its last ones (to tell the draft layout) and the stream.
+        let (count, fetched) = totals(&requests);
+        let size = data.len() as u64;
+        assert!(requests.iter().all(|r| r.status == 206), "{requests:#?}");
+        assert!(count <= 4, "{name}: {requests:#?}");
+        assert!(
+            fetched <= size + 64,
+            "{name}: {fetched} of {size}: {requests:#?}"
+        );
+        let piped = recovered("-", &out, Some(&data));
+        assert_eq!(piped.0, code, "{name}");
+        assert_eq!(piped.1, report, "{name}");
+        assert!(
+            piped.2 == bytes,
+            "{name}: the output differs from the file's"
+        );
+    }
+}
+
+/// About 80 MB of incompressible messages of 64 KiB, in zstd chunks of about 1 MiB.
+fn large_recording(path: &Path) {
+    let opts = WriteOptions::new()
+        .compression(Compression::Zstd)
+        .chunk_size(Some(1 << 20));
+    let mut w = Writer::new(std::fs::File::create(path).unwrap(), opts).unwrap();
+    let channel = w
+        .register_channel("/lidar", "raw", 0, BTreeMap::new())
+        .unwrap();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut payload = vec![0u8; 64 << 10];
+    for i in 0..1_250u64 {
+        for word in payload.chunks_exact_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            word.copy_from_slice(&state.to_le_bytes());
+        }
+        let time = 1_700_000_000_000_000_000 + i * 100_000_000;
+        w.write_message(&Message {
+            channel_id: channel,
+            sequence: i as u32,
+            log_time: time,
+            publish_time: time,
+            data: &payload,
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// What opening a URL fetches besides: the object's tail (192 KiB) and first bytes (16 KiB).
+const OPENING: u64 = 208 << 10;
+
+#[test]
+fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("large.mcap");
+    large_recording(&local);
+    // A corrupt length in the middle (recovery resynchronises after it), cut inside a chunk.
+    let mut data = std::fs::read(&local).unwrap();
+    let chunks = chunk_offsets(&data);
+    let middle = chunks[chunks.len() / 2];
+    data[middle + 1..middle + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    data.truncate(chunks[chunks.len() - 1] + 300_000);
+    std::fs::write(&local, &data).unwrap();
+    let size = data.len() as u64;
+    assert!(size > 75 << 20, "{size}");
+
+    let url = nginx.url("large.mcap");
+    let from_url = dir.path().join("url.mcap");
+    nginx.clear();
+    let Some((code, peak)) = robolog_peak_memory(["recover", &url, from_url.to_str().unwrap()])
+    else {
+        return;
+    };
+    let requests = nginx.requests();
+    assert_eq!(code, 3, "data was lost");
+    let (count, fetched) = totals(&requests);
+    eprintln!(
+        "recover of a {size}-byte URL: peak resident memory {peak} bytes, {count} requests, {fetched} bytes fetched"
+    );
+    // The object streamed in once, and never sat in memory whole.
+    assert!(
+        fetched >= size && fetched <= size + 64,
+        "{fetched} of {size}"
+    );
+    assert!(
+        peak < size / 3,
+        "peak resident memory {peak} of a {size}-byte object"
+    );
+
+    let from_file = dir.path().join("file.mcap");
+    let (_, report, bytes) = recovered(local.to_str().unwrap(), &from_file, None);
+    assert!(std::fs::read(&from_url).unwrap() == bytes);
+    assert_eq!(report["details"]["chunks_partial"], 2, "{report}");
+    assert!(
+        report["messages_recovered"].as_u64().unwrap() > 1_150,
+        "{report}"
+    );
 }

@@ -66,6 +66,63 @@ pub(crate) fn robolog_stdin<S: AsRef<std::ffi::OsStr>>(
     finish(command(args).stdin(input).output().expect("run robolog"))
 }
 
+/// `robolog ARGS…` reading `input` from a pipe (not a file: a redirected file is mapped).
+pub(crate) fn robolog_piped<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    input: &[u8],
+) -> Run {
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run robolog");
+    let mut stdin = child.stdin.take().expect("a pipe to robolog");
+    let input = input.to_vec();
+    // Written from another thread, so that robolog's output cannot fill its pipe meanwhile.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("run robolog");
+    writer.join().expect("the writing thread");
+    finish(output)
+}
+
+/// `robolog ARGS…` run by python3, which reports the peak resident memory of the process (the
+/// `ru_maxrss` of its only child), in bytes, besides the exit code. `None` when python3 is
+/// missing and `ROBOLOG_INTEROP` does not require the tools the tests use.
+pub(crate) fn robolog_peak_memory<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+) -> Option<(i32, u64)> {
+    const SCRIPT: &str = "import resource, subprocess, sys\n\
+        code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n\
+        print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n";
+    let mut python = Command::new("python3");
+    python
+        .arg("-c")
+        .arg(SCRIPT)
+        .arg(env!("CARGO_BIN_EXE_robolog"))
+        .args(args)
+        .current_dir(robolog_testkit::testdata::workspace_root());
+    let output = match python.output() {
+        Ok(output) => output,
+        Err(e) if std::env::var("ROBOLOG_INTEROP").as_deref() != Ok("required") => {
+            eprintln!("skipping the memory measure: cannot run python3: {e}");
+            return None;
+        }
+        Err(e) => panic!("ROBOLOG_INTEROP=required but python3 does not run: {e}"),
+    };
+    let text = String::from_utf8(output.stdout).expect("python3's output is UTF-8");
+    let mut fields = text.split_whitespace().map(|f| f.parse::<i64>());
+    match (fields.next(), fields.next()) {
+        (Some(Ok(code)), Some(Ok(peak))) => Some((code as i32, peak as u64)),
+        _ => panic!(
+            "python3 said {text:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    }
+}
+
 pub(crate) fn command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
     command_of(Path::new(env!("CARGO_BIN_EXE_robolog")), args)
 }
