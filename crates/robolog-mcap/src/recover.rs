@@ -160,12 +160,27 @@ pub fn recover_with<W: Write>(
 /// [`recover_with`] reads it.
 ///
 /// ```
-/// use robolog_mcap::{Input, RecoverOptions, WriteOptions, Writer, recover_input};
-/// let file = Writer::new(Vec::new(), WriteOptions::default())?.finish()?;
-/// let cut = Input::from(file[..file.len() - 10].to_vec());
+/// use robolog_mcap::{Input, RecoverOptions, WriteOptions, recover_input};
+/// # fn recording() -> robolog_mcap::Result<Vec<u8>> {
+/// #     use robolog_mcap::{Compression, Message, Writer};
+/// #     let options = WriteOptions::default().compression(Compression::None);
+/// #     let mut writer = Writer::new(Vec::new(), options)?;
+/// #     let channel = writer.register_channel("/scan", "raw", 0, Default::default())?;
+/// #     for i in 0..20u64 {
+/// #         let data = &[i as u8; 1000];
+/// #         let message = Message { channel_id: channel, sequence: i as u32, log_time: i, publish_time: i, data };
+/// #         writer.write_message(&message)?;
+/// #     }
+/// #     writer.finish()
+/// # }
+/// // Twenty messages of 1,000 bytes in one uncompressed chunk, cut in the middle of it.
+/// let file = recording()?;
+/// let cut = Input::from(file[..file.len() / 2].to_vec());
 /// let (out, report) =
 ///     recover_input(&cut, Vec::new(), WriteOptions::default(), RecoverOptions::new())?;
 /// assert!(report.truncated);
+/// assert_eq!(report.chunks_partial, 1);
+/// assert!((1..20).contains(&report.messages_recovered));
 /// assert!(out.starts_with(b"\x89MCAP0\r\n"));
 /// # Ok::<(), robolog_mcap::McapError>(())
 /// ```
@@ -210,15 +225,28 @@ pub fn recover_input<W: Write>(
 /// ([`McapError::DraftLayout`]: recover it from a file) rather than a wrong output.
 ///
 /// ```
-/// use robolog_mcap::{RecoverOptions, WriteOptions, Writer, recover_stream};
-/// let file = Writer::new(Vec::new(), WriteOptions::default())?.finish()?;
-/// let (out, report) = recover_stream(
-///     &file[..file.len() - 10],
-///     Vec::new(),
-///     WriteOptions::default(),
-///     RecoverOptions::new(),
-/// )?;
+/// use robolog_mcap::{RecoverOptions, WriteOptions, recover_stream};
+/// # fn recording() -> robolog_mcap::Result<Vec<u8>> {
+/// #     use robolog_mcap::{Compression, Message, Writer};
+/// #     let options = WriteOptions::default().compression(Compression::None);
+/// #     let mut writer = Writer::new(Vec::new(), options)?;
+/// #     let channel = writer.register_channel("/scan", "raw", 0, Default::default())?;
+/// #     for i in 0..20u64 {
+/// #         let data = &[i as u8; 1000];
+/// #         let message = Message { channel_id: channel, sequence: i as u32, log_time: i, publish_time: i, data };
+/// #         writer.write_message(&message)?;
+/// #     }
+/// #     writer.finish()
+/// # }
+/// // Twenty messages of 1,000 bytes in one uncompressed chunk, read from a stream (here a
+/// // slice) that ends in the middle of that chunk.
+/// let file = recording()?;
+/// let stream = &file[..file.len() / 2];
+/// let (out, report) =
+///     recover_stream(stream, Vec::new(), WriteOptions::default(), RecoverOptions::new())?;
 /// assert!(report.truncated);
+/// assert_eq!(report.chunks_partial, 1);
+/// assert!((1..20).contains(&report.messages_recovered));
 /// assert!(out.starts_with(b"\x89MCAP0\r\n"));
 /// # Ok::<(), robolog_mcap::McapError>(())
 /// ```

@@ -360,7 +360,7 @@ impl From<&'static [u8]> for Input {
 
 /// The size of the pieces [`Input::stream`] reads: large enough that a remote object
 /// streams at full speed, small enough that a few are fetched ahead at once.
-pub const STREAM_PIECE: u64 = 8 << 20;
+pub const STREAM_PIECE: u64 = 4 << 20;
 
 /// A range of an [`Input`] read front to back ([`Input::stream`]).
 #[derive(Debug)]

@@ -7,7 +7,9 @@
 //!   and one of its first bytes. Azure Blob Storage answers no suffix range: there a HEAD
 //!   request for the length comes first.
 //! - A query announces the chunks it will read ([`robolog_query::ReadAt::prefetch`]): neighbouring ones are
-//!   fetched by one request, a few requests in flight and a bounded amount ahead of the reader.
+//!   fetched by one request, a few requests in flight and at most 16 MiB held ahead of the reader
+//!   and behind it, whatever the object's size; what was fetched when it was opened is not
+//!   fetched again.
 //! - What was fetched is read again without a request (the tail for the object's life, small
 //!   reads up to a bound); everything else is one ranged GET.
 //! - Requests are retried with backoff on transient errors (5xx, dropped connections, bodies

@@ -20,17 +20,19 @@ const GAP: u64 = COALESCE_GAP;
 
 /// Neighbouring ranges are joined into spans of at most this many bytes (a single range may be
 /// larger): spans this size are fetched in parallel rather than one after another.
-const MAX_SPAN: u64 = 8 << 20;
+const MAX_SPAN: u64 = 4 << 20;
 
 /// Requests of announced spans in flight at once.
 pub(crate) const MAX_IN_FLIGHT: usize = 4;
 
-/// Bytes of announced spans fetched or being fetched and not yet passed by the reader.
-const MAX_AHEAD: u64 = 64 << 20;
+/// Bytes of announced spans held at once: fetched or being fetched, ahead of the reader or
+/// kept behind it. What a stream or a query costs in memory, whatever the object's size.
+const MAX_HELD: u64 = 16 << 20;
 
-/// Spans kept after the reader has moved past them (the query's workers read a few chunks at
-/// once, not strictly in order).
+/// Spans kept after the reader has moved past them, at most this many and this many bytes:
+/// a query's workers read a few chunks at once, not strictly in order.
 const KEEP_BEHIND: usize = 8;
+const KEEP_BEHIND_BYTES: u64 = 8 << 20;
 
 /// A read of fewer bytes than this (outside what was fetched) fetches this many: the reads of
 /// a file's first bytes (format detection, then its header) or of a record's length and then
@@ -103,6 +105,57 @@ impl State {
         }
     }
 
+    /// The kept range holding byte `at`, as `start..end`.
+    fn kept_around(&self, at: u64) -> Option<Range<u64>> {
+        let (&start, bytes) = self.kept.range(..=at).next_back()?;
+        let end = start + bytes.len() as u64;
+        (at < end).then_some(start..end)
+    }
+
+    /// `range` without what is kept already at either end (`None` when that is all of it):
+    /// announcing a stream of an object does not fetch its tail and first bytes again.
+    fn not_kept(&self, mut range: Range<u64>) -> Option<Range<u64>> {
+        while range.start < range.end {
+            if let Some(kept) = self.kept_around(range.start) {
+                range.start = kept.end.min(range.end);
+            } else if let Some(kept) = self.kept_around(range.end - 1) {
+                range.end = kept.start.max(range.start);
+            } else {
+                return Some(range);
+            }
+        }
+        None
+    }
+
+    /// `range` cut where what holds its bytes changes (a kept range, a span of the plan,
+    /// neither), so that each part is read from one place.
+    fn parts(&self, range: &Range<u64>) -> Vec<Range<u64>> {
+        let mut parts = Vec::new();
+        let mut at = range.start;
+        while at < range.end {
+            let end = if let Some(kept) = self.kept_around(at) {
+                kept.end
+            } else if let Some(i) = self.span_of(&(at..at + 1))
+                && !matches!(self.plan[i].slot, Slot::Gone)
+            {
+                self.plan[i].range.end
+            } else {
+                // Up to where a kept range or a span not let go begins.
+                let kept = self.kept.range(at + 1..).next().map(|(&s, _)| s);
+                let after = self.by_start.partition_point(|&(s, _)| s <= at);
+                let span = self.by_start[after..]
+                    .iter()
+                    .find(|&&(_, i)| !matches!(self.plan[i].slot, Slot::Gone))
+                    .map(|&(s, _)| s);
+                kept.into_iter().chain(span).fold(range.end, u64::min)
+            };
+            let end = end.min(range.end);
+            parts.push(at..end);
+            at = end;
+        }
+        parts
+    }
+
     /// The span of the plan holding all of `range`.
     fn span_of(&self, range: &Range<u64>) -> Option<usize> {
         let after = self.by_start.partition_point(|&(s, _)| s <= range.start);
@@ -110,13 +163,26 @@ impl State {
         (range.end <= self.plan[i].range.end).then_some(i)
     }
 
-    /// The reader got to span `i`: spans far enough behind are let go.
+    /// The reader got to span `i`: the oldest spans behind it are let go, down to
+    /// [`KEEP_BEHIND`] spans and [`KEEP_BEHIND_BYTES`].
     fn passed(&mut self, i: usize) {
         self.cursor = self.cursor.max(i);
-        while self.released + KEEP_BEHIND < self.cursor {
+        let ready = |slot: &Slot| match slot {
+            Slot::Ready(bytes) => bytes.len() as u64,
+            _ => 0,
+        };
+        let mut behind: u64 = self.plan[self.released..self.cursor]
+            .iter()
+            .map(|span| ready(&span.slot))
+            .sum();
+        while self.released < self.cursor
+            && (self.cursor - self.released > KEEP_BEHIND || behind > KEEP_BEHIND_BYTES)
+        {
             let span = &mut self.plan[self.released];
-            if let Slot::Ready(bytes) = &span.slot {
-                self.held -= bytes.len() as u64;
+            let len = ready(&span.slot);
+            if len > 0 {
+                self.held -= len;
+                behind -= len;
                 span.slot = Slot::Gone;
             }
             self.released += 1;
@@ -208,7 +274,7 @@ impl Object {
 /// Starts the next spans of the plan while the bounds allow (called as reads pass spans and
 /// as fetches end).
 fn pump(shared: &Arc<Shared>, handle: &Handle, state: &mut State) {
-    while state.next < state.plan.len() && state.in_flight < MAX_IN_FLIGHT && state.held < MAX_AHEAD
+    while state.next < state.plan.len() && state.in_flight < MAX_IN_FLIGHT && state.held < MAX_HELD
     {
         let i = state.next;
         state.next += 1;
@@ -316,7 +382,17 @@ impl ReadAt for Object {
                 Slot::Gone => break,
             }
         }
+        let parts = state.parts(&range);
         drop(state);
+        if parts.len() > 1 {
+            // Across a span and a kept range (a stream's first or last piece, say): each part
+            // from where it is, copied together.
+            let mut joined = Vec::with_capacity((range.end - range.start) as usize);
+            for part in parts {
+                joined.extend_from_slice(&self.read_at(part)?);
+            }
+            return Ok(Bytes::from(joined));
+        }
         let end = range
             .end
             .max(range.start.saturating_add(MIN_FETCH).min(self.len));
@@ -330,8 +406,12 @@ impl ReadAt for Object {
     }
 
     fn prefetch(&self, ranges: &[Range<u64>]) {
-        let spans = spans(ranges);
         let mut state = self.shared.lock();
+        let ranges: Vec<Range<u64>> = ranges
+            .iter()
+            .filter_map(|r| state.not_kept(r.clone()))
+            .collect();
+        let spans = spans(&ranges);
         state.generation += 1;
         state.plan = spans
             .into_iter()
@@ -377,5 +457,88 @@ mod tests {
             [0..6 * mb, 6 * mb..12 * mb]
         );
         assert_eq!(spans(&[0..20 * mb]), [0..20 * mb]);
+    }
+
+    /// A state that keeps an object's first 16 KiB and its last 192 KiB (of 1,200 KiB), as
+    /// after it was opened and its format told, with `plan` announced.
+    fn opened(plan: &[Range<u64>]) -> State {
+        let kib = 1 << 10;
+        let mut state = State::default();
+        state.keep(0, Bytes::from(vec![0; 16 * kib]), u64::MAX);
+        state.keep(1008 * kib as u64, Bytes::from(vec![0; 192 * kib]), u64::MAX);
+        state.plan = plan
+            .iter()
+            .map(|range| Span {
+                range: range.clone(),
+                slot: Slot::Waiting,
+            })
+            .collect();
+        state.by_start = plan.iter().enumerate().map(|(i, r)| (r.start, i)).collect();
+        state
+    }
+
+    #[test]
+    fn what_is_kept_is_not_announced_again() {
+        let kib = 1 << 10;
+        let state = opened(&[]);
+        assert_eq!(state.not_kept(0..1200 * kib), Some(16 * kib..1008 * kib));
+        assert_eq!(state.not_kept(8 * kib..20 * kib), Some(16 * kib..20 * kib));
+        assert_eq!(
+            state.not_kept(1000 * kib..1100 * kib),
+            Some(1000 * kib..1008 * kib)
+        );
+        assert_eq!(state.not_kept(0..10), None);
+        assert_eq!(state.not_kept(1100 * kib..1200 * kib), None);
+        assert_eq!(state.not_kept(100..100), None);
+    }
+
+    #[test]
+    fn a_read_across_kept_bytes_and_spans_is_cut_where_they_meet() {
+        let kib = 1 << 10;
+        let mut state = opened(&[16 * kib..500 * kib, 600 * kib..1008 * kib]);
+        assert_eq!(
+            state.parts(&(0..1200 * kib)),
+            [
+                0..16 * kib,
+                16 * kib..500 * kib,
+                500 * kib..600 * kib,
+                600 * kib..1008 * kib,
+                1008 * kib..1200 * kib
+            ]
+        );
+        assert_eq!(state.parts(&(100..200)), [100..200]);
+        // A span let go is read as bytes of no span, up to where the next begins.
+        state.plan[1].slot = Slot::Gone;
+        assert_eq!(
+            state.parts(&(400 * kib..1100 * kib)),
+            [
+                400 * kib..500 * kib,
+                500 * kib..1008 * kib,
+                1008 * kib..1100 * kib
+            ]
+        );
+    }
+
+    #[test]
+    fn spans_behind_the_reader_are_let_go_by_count_and_bytes() {
+        let mb = 1 << 20;
+        let mut state = State::default();
+        state.plan = (0..12u64)
+            .map(|i| Span {
+                range: i * 4 * mb..(i + 1) * 4 * mb,
+                slot: Slot::Ready(Bytes::from(vec![0; 4 << 20])),
+            })
+            .collect();
+        state.held = 12 * 4 * mb;
+        state.passed(5);
+        // Four megabytes each: two behind the reader are kept (8 MiB), the rest let go.
+        assert_eq!(state.released, 3);
+        assert!(state.plan[..3].iter().all(|s| matches!(s.slot, Slot::Gone)));
+        assert!(
+            state.plan[3..]
+                .iter()
+                .all(|s| matches!(s.slot, Slot::Ready(_)))
+        );
+        assert_eq!(state.held, 9 * 4 * mb);
     }
 }

@@ -703,15 +703,12 @@ fn recover_of_a_url_or_a_pipe_streams_the_input_and_writes_what_the_file_gives()
             remote.2 == bytes,
             "{name}: the output differs from the file's"
         );
-        // Read once: its first bytes, its last ones (to tell the draft layout) and the stream.
+        // Read once: a file this small is all in the tail fetched when it was opened, which
+        // its format, its layout and the stream are read from.
         let (count, fetched) = totals(&requests);
         let size = data.len() as u64;
         assert!(requests.iter().all(|r| r.status == 206), "{requests:#?}");
-        assert!(count <= 4, "{name}: {requests:#?}");
-        assert!(
-            fetched <= size + 64,
-            "{name}: {fetched} of {size}: {requests:#?}"
-        );
+        assert_eq!((count, fetched), (1, size), "{name}: {requests:#?}");
         let piped = recovered("-", &out, Some(&data));
         assert_eq!(piped.0, code, "{name}");
         assert_eq!(piped.1, report, "{name}");
@@ -764,15 +761,30 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
     };
     let local = nginx.root().join("large.mcap");
     large_recording(&local);
-    // A corrupt length in the middle (recovery resynchronises after it), cut inside a chunk.
+    // A corrupt length in the middle (recovery resynchronises after it), cut inside the last
+    // full chunk (the one after it holds the last two messages).
     let mut data = std::fs::read(&local).unwrap();
     let chunks = chunk_offsets(&data);
     let middle = chunks[chunks.len() / 2];
     data[middle + 1..middle + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    data.truncate(chunks[chunks.len() - 1] + 300_000);
+    data.truncate(chunks[chunks.len() - 2] + 300_000);
     std::fs::write(&local, &data).unwrap();
     let size = data.len() as u64;
     assert!(size > 75 << 20, "{size}");
+
+    // What recovering any URL costs: the program, its runtime, its buffers.
+    std::fs::write(
+        nginx.root().join("small.mcap"),
+        robolog_testkit::testdata::read("samples/demo-zstd.mcap"),
+    )
+    .unwrap();
+    let small_out = dir.path().join("small-out.mcap");
+    let small_url = nginx.url("small.mcap");
+    let Some((_, baseline)) =
+        robolog_peak_memory(["recover", &small_url, small_out.to_str().unwrap()])
+    else {
+        return;
+    };
 
     let url = nginx.url("large.mcap");
     let from_url = dir.path().join("url.mcap");
@@ -785,16 +797,16 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
     assert_eq!(code, 3, "data was lost");
     let (count, fetched) = totals(&requests);
     eprintln!(
-        "recover of a {size}-byte URL: peak resident memory {peak} bytes, {count} requests, {fetched} bytes fetched"
+        "recover of a {size}-byte URL: peak resident memory {peak} bytes ({baseline} for a small one), {count} requests, {fetched} bytes fetched"
     );
-    // The object streamed in once, and never sat in memory whole.
+    // The object streamed in once (its tail and first bytes, fetched when it was opened, not
+    // again), and never sat in memory whole: what was held of it at once (at most 16 MiB
+    // fetched ahead and behind, the piece being read, the recovery's window, with the
+    // allocator's slack) stays well below the 78 MiB the object would take.
+    assert_eq!(fetched, size);
     assert!(
-        fetched >= size && fetched <= size + 64,
-        "{fetched} of {size}"
-    );
-    assert!(
-        peak < size / 3,
-        "peak resident memory {peak} of a {size}-byte object"
+        peak.saturating_sub(baseline) < 48 << 20,
+        "peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
     );
 
     let from_file = dir.path().join("file.mcap");
