@@ -522,14 +522,16 @@ mod tests {
     #[test]
     fn spans_behind_the_reader_are_let_go_by_count_and_bytes() {
         let mb = 1 << 20;
-        let mut state = State::default();
-        state.plan = (0..12u64)
-            .map(|i| Span {
-                range: i * 4 * mb..(i + 1) * 4 * mb,
-                slot: Slot::Ready(Bytes::from(vec![0; 4 << 20])),
-            })
-            .collect();
-        state.held = 12 * 4 * mb;
+        let mut state = State {
+            plan: (0..12u64)
+                .map(|i| Span {
+                    range: i * 4 * mb..(i + 1) * 4 * mb,
+                    slot: Slot::Ready(Bytes::from(vec![0; 4 << 20])),
+                })
+                .collect(),
+            held: 12 * 4 * mb,
+            ..State::default()
+        };
         state.passed(5);
         // Four megabytes each: two behind the reader are kept (8 MiB), the rest let go.
         assert_eq!(state.released, 3);

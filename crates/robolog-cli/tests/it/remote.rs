@@ -750,9 +750,6 @@ fn large_recording(path: &Path) {
     w.finish().unwrap();
 }
 
-/// What opening a URL fetches besides: the object's tail (192 KiB) and first bytes (16 KiB).
-const OPENING: u64 = 208 << 10;
-
 #[test]
 fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
     let dir = tempfile::tempdir().unwrap();

@@ -91,6 +91,8 @@ pub(crate) fn robolog_piped<S: AsRef<std::ffi::OsStr>>(
 /// `robolog ARGS…` run by python3, which reports the peak resident memory of the process (the
 /// `ru_maxrss` of its only child), in bytes, besides the exit code. `None` when python3 is
 /// missing and `ROBOLOG_INTEROP` does not require the tools the tests use.
+// A skipped measure says why on stderr, as skipped tests do.
+#[allow(clippy::print_stderr)]
 pub(crate) fn robolog_peak_memory<S: AsRef<std::ffi::OsStr>>(
     args: impl IntoIterator<Item = S>,
 ) -> Option<(i32, u64)> {
