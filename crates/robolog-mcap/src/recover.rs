@@ -1121,18 +1121,23 @@ mod tests {
     use super::*;
     use crate::McapReader;
 
-    /// Damaged copies of a sample: every chunk intact, one with flipped compressed bytes, one
-    /// with a length past the end of the file (reading resynchronises after it), one cut inside
-    /// a chunk, one cut between chunks.
-    fn damaged(name: &str) -> Vec<(String, Vec<u8>)> {
-        let data = robolog_testkit::testdata::read(format!("samples/{name}"));
-        let chunks: Vec<usize> = McapReader::open(Bytes::from(data.clone()))
+    /// Where the chunks of an MCAP file start, from its index.
+    fn chunk_offsets(data: &[u8]) -> Vec<usize> {
+        McapReader::open(Bytes::copy_from_slice(data))
             .unwrap()
             .summary()
             .chunk_indexes
             .iter()
             .map(|c| c.chunk_start_offset as usize)
-            .collect();
+            .collect()
+    }
+
+    /// Damaged copies of a sample: every chunk intact, one with flipped compressed bytes, one
+    /// with a length past the end of the file (reading resynchronises after it), one cut inside
+    /// a chunk, one cut between chunks.
+    fn damaged(name: &str) -> Vec<(String, Vec<u8>)> {
+        let data = robolog_testkit::testdata::read(format!("samples/{name}"));
+        let chunks = chunk_offsets(&data);
         assert!(chunks.len() >= 5, "{name}: {} chunks", chunks.len());
         let mut flipped = data.clone();
         for b in &mut flipped[chunks[2] + 200..chunks[2] + 216] {
@@ -1175,13 +1180,7 @@ mod tests {
     /// inside its first record.
     fn more_damaged(name: &str) -> Vec<(String, Vec<u8>)> {
         let data = robolog_testkit::testdata::read(format!("samples/{name}"));
-        let chunks: Vec<usize> = McapReader::open(Bytes::from(data.clone()))
-            .unwrap()
-            .summary()
-            .chunk_indexes
-            .iter()
-            .map(|c| c.chunk_start_offset as usize)
-            .collect();
+        let chunks = chunk_offsets(&data);
         let last = *chunks.last().unwrap();
         let mut late = data.clone();
         late[last + 1..last + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());

@@ -71,6 +71,14 @@ pub(crate) fn robolog_piped<S: AsRef<std::ffi::OsStr>>(
     args: impl IntoIterator<Item = S>,
     input: &[u8],
 ) -> Run {
+    finish(output_piped(args, input))
+}
+
+/// What `robolog ARGS…` gave with `input` written into its standard input through a pipe.
+fn output_piped<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    input: &[u8],
+) -> Output {
     let mut child = command(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -85,7 +93,7 @@ pub(crate) fn robolog_piped<S: AsRef<std::ffi::OsStr>>(
     });
     let output = child.wait_with_output().expect("run robolog");
     writer.join().expect("the writing thread");
-    finish(output)
+    output
 }
 
 /// `robolog ARGS…` run by python3, which reports the peak resident memory of the process (the
@@ -160,19 +168,7 @@ pub(crate) fn assert_error_line(stderr: &str, file: &str, offset: Option<u64>) -
 
 /// `robolog ARGS` with `input` written into its standard input through a pipe.
 pub(crate) fn piped(args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
-    let mut child = command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run robolog");
-    let mut stdin = child.stdin.take().expect("run robolog");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("run robolog");
-    writer.join().expect("run robolog");
+    let output = output_piped(args, input);
     (
         output.status.code().expect("run robolog"),
         output.stdout,
