@@ -18,7 +18,7 @@ use super::limits;
 use super::ops::{self, Context, Op, Recording, Side};
 use super::workload::workloads;
 
-/// Arguments of `xtask bench-run`.
+/// Arguments of `robolog-bench bench-run`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
     /// Workload name (`W1`, `W2`, `W3`).
@@ -141,7 +141,7 @@ pub(crate) fn print_json(value: &impl Serialize) -> Result<(), String> {
     Ok(())
 }
 
-/// Arguments of `xtask bench-limit`.
+/// Arguments of `robolog-bench bench-limit`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LimitArgs {
     /// Measure memcpy bandwidth instead of decompression.

@@ -8,7 +8,7 @@
 //!     crates.io, on the same file (it decodes ROS 2 messages, not ROS 1 ones). It is not built
 //!     here: give its path in `ROBOLOG_BENCH_TRANSMCAP` (`cargo install transmcap --version
 //!     0.9.0`); without it that row says so. Target: export at least 2× as fast.
-//!   - robolog decoding the same messages: `xtask bench-decode FILE` reads every message with
+//!   - robolog decoding the same messages: `robolog-bench bench-decode FILE` reads every message with
 //!     the facade and decodes it with its `Decoder` into a value tree, on one thread, as a
 //!     program using the library would; nothing is rendered or written. That is the work an
 //!     export cannot avoid (`cat --decode --json` is not: rendering JSON is most of its
@@ -42,7 +42,7 @@ fn sql_counts(quick: bool) -> (usize, usize) {
 const SQL_LENGTH_TOLERANCE: f64 = 1.25;
 
 /// Decodes every message of the log at `path` with the facade on this thread and prints how
-/// many there were: the baseline of the export rows (`xtask bench-decode`, hidden).
+/// many there were: the baseline of the export rows (`robolog-bench bench-decode`, hidden).
 pub(crate) fn decode_all(path: &Path) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let log = robolog::open(path).map_err(|e| err(&e))?;
@@ -173,7 +173,7 @@ pub(crate) fn run(root: &Path, quick: bool) -> Result<String, String> {
         "robolog-cli",
     ]))?;
     let robolog = root.join("target/release/robolog");
-    let xtask = std::env::current_exe().map_err(|e| e.to_string())?;
+    let bench = std::env::current_exe().map_err(|e| e.to_string())?;
     let dir = root.join("target/bench-data/decoding");
     let scratch = root.join("target/bench-data/scratch");
     fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
@@ -194,7 +194,7 @@ pub(crate) fn run(root: &Path, quick: bool) -> Result<String, String> {
             "--format".into(),
             "parquet".into(),
         ],
-        vec![path(&xtask), "bench-decode".into(), path(&input)],
+        vec![path(&bench), "bench-decode".into(), path(&input)],
     ];
     let transmcap = std::env::var_os("ROBOLOG_BENCH_TRANSMCAP").map(PathBuf::from);
     if let Some(transmcap) = &transmcap {
@@ -232,7 +232,7 @@ pub(crate) fn run(root: &Path, quick: bool) -> Result<String, String> {
         sizes[0]
     ));
     s.push_str(&format!(
-        "| robolog decoding every message (`xtask bench-decode`) | {} | — |\n",
+        "| robolog decoding every message (`robolog-bench bench-decode`) | {} | — |\n",
         figures(times[1])
     ));
     s.push_str(&match &transmcap {

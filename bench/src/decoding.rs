@@ -25,16 +25,16 @@ use robolog_mcap::{Compression, Message, WriteOptions, Writer};
 
 use super::process::{Run, time_commands};
 
-#[path = "../../../crates/robolog-cdr/benches/support/fixed.rs"]
+#[path = "../../crates/robolog-cdr/benches/support/fixed.rs"]
 mod fixed;
 // The benchmark messages are built from constants that fit their definitions: a failure there
 // is a bug of the benchmark, not input to report.
 #[allow(clippy::unwrap_used)]
-#[path = "../../../crates/robolog-cdr/benches/support/messages.rs"]
+#[path = "../../crates/robolog-cdr/benches/support/messages.rs"]
 mod messages;
 
 /// `sensor_msgs/Imu` as ROS 1 bags and `ros1msg` schemas store it.
-const IMU_ROS1: &str = include_str!("../../../testdata/msg/sensor_msgs_Imu.msgdef");
+const IMU_ROS1: &str = include_str!("../../testdata/msg/sensor_msgs_Imu.msgdef");
 
 /// How many Imu messages the cat files hold.
 pub(super) fn imu_count(quick: bool) -> usize {

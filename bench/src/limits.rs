@@ -24,7 +24,7 @@ pub(crate) struct Limit {
     pub(crate) seconds: f64,
     /// Median seconds of a second decoder: lz4_flex (LZ4 blocks: robolog-framing's decoder
     /// without its `lz4-c` feature), the `bzip2` 0.6 crate robolog-framing calls (on the C
-    /// libbz2 with `bz2-c`, which xtask enables; on its pure-Rust port without).
+    /// libbz2 with `bz2-c`, which robolog-bench enables; on its pure-Rust port without).
     pub(crate) library_seconds: Option<f64>,
     /// The reference C library decoding the same chunks on every core (none on one core).
     pub(crate) parallel: Option<ParallelLimit>,

@@ -1,9 +1,18 @@
-//! `cargo xtask bench [--quick]`: robolog against the `mcap` and `rosbag` crates on the same
-//! synthetic files, in one run, with the machine's limits measured on the same data.
+//! robolog's benchmark (`cargo xtask bench [--quick]`, which runs this program in release mode):
+//! robolog against the `mcap` and `rosbag` crates on the same synthetic files, in one run, with the
+//! machine's limits measured on the same data.
 //!
 //! The parent process generates (or finds cached) workload files, then runs every measured
-//! operation in a child process (`xtask bench-run`, hidden) so that each reports its own peak
-//! memory. Ours and the peer alternate, round after round, and the table shows medians.
+//! operation in a child process (`robolog-bench bench-run`, hidden) so that each reports its own
+//! peak memory. Ours and the peer alternate, round after round, and the table shows medians.
+//!
+//! A package of its own, not a module of xtask: the peers, the C codecs and the robolog crates
+//! with the benchmark's features are built only by those who benchmark, and `cargo xtask` (every
+//! CI step that generates or checks code) stays a small build.
+
+// The benchmark maps its input files, as the peers do (`ops`); nothing else is unsafe.
+#![deny(unsafe_code)]
+#![allow(clippy::print_stderr, clippy::print_stdout)]
 
 mod child;
 mod columnar;
@@ -19,15 +28,66 @@ mod workload;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-pub(crate) use child::{LimitArgs, RunArgs, limit as limit_child, run as run_child};
-pub(crate) use columnar::decode_all;
+use child::{LimitArgs, RunArgs};
 use files::{DataFile, Totals, Variant};
 use limits::Limit;
 use ops::{Op, Side};
 use workload::{Workload, workloads};
+
+/// The benchmark's tasks.
+#[derive(clap::Parser)]
+#[command(about = "robolog's benchmark (run it with `cargo xtask bench`)")]
+enum Task {
+    /// Benchmark robolog against the mcap and rosbag crates (release build; see BENCHMARKS.md).
+    Bench(BenchArgs),
+    /// One measured operation in a child process (used by `bench`).
+    #[command(hide = true)]
+    BenchRun(RunArgs),
+    /// One machine-limit measurement in a child process (used by `bench`).
+    #[command(hide = true)]
+    BenchLimit(LimitArgs),
+    /// Decode every message of a log with the facade (the baseline of `bench --columnar`).
+    #[command(hide = true)]
+    BenchDecode {
+        /// The log.
+        input: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let result = match <Task as clap::Parser>::parse() {
+        Task::Bench(args) => bench(&workspace_root(), &args),
+        Task::BenchRun(args) => child::run(&args),
+        Task::BenchLimit(args) => child::limit(&args),
+        Task::BenchDecode { input } => columnar::decode_all(&input),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("robolog-bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR"));
+    bench.parent().unwrap_or(bench).to_path_buf()
+}
+
+fn run(command: &mut Command) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed: {status}"))
+    }
+}
 
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
@@ -71,12 +131,17 @@ pub(crate) struct BenchArgs {
 pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
     if cfg!(debug_assertions) {
         let passed: Vec<String> = std::env::args().skip(1).collect();
-        return crate::run(
-            Command::new(env!("CARGO"))
-                .current_dir(root)
-                .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
-                .args(passed),
-        );
+        return run(Command::new(env!("CARGO"))
+            .current_dir(root)
+            .args([
+                "run",
+                "--release",
+                "--quiet",
+                "--package",
+                "robolog-bench",
+                "--",
+            ])
+            .args(passed));
     }
     if args.decoding || args.columnar {
         let report = if args.decoding {
@@ -269,7 +334,7 @@ fn warm(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `xtask bench-limit` with `args` and parses its report.
+/// Runs `robolog-bench bench-limit` with `args` and parses its report.
 fn limit(args: &[&str]) -> Result<Limit, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let output = Command::new(exe)

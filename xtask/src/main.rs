@@ -9,13 +9,11 @@
 //!   are inconsistent, or differ from the sources when those are given).
 //! - `bench`: robolog against the `mcap` and `rosbag` crates on synthetic workloads, with the
 //!   machine's limits, as one table (`--quick`: under 3 minutes on 2 cores); `--decoding` and
-//!   `--columnar` measure message decoding and Parquet export/SQL against their own peers.
+//!   `--columnar` measure message decoding and Parquet export/SQL against their own peers. The
+//!   benchmark is the `robolog-bench` package (`bench/`), run here in release mode.
 
-// The benchmark maps its input files, as the peers do (`bench::ops`); nothing else is unsafe.
-#![deny(unsafe_code)]
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
-mod bench;
 mod gen_proto;
 mod gen_ros2_interfaces;
 mod test;
@@ -60,19 +58,13 @@ enum Task {
         #[arg(long = "repo", value_name = "OWNER/NAME=GIT_DIR")]
         repos: Vec<String>,
     },
-    /// Benchmark robolog against the mcap and rosbag crates (release build; see BENCHMARKS.md).
-    Bench(bench::BenchArgs),
-    /// One measured operation in a child process (used by `bench`).
-    #[command(hide = true)]
-    BenchRun(bench::RunArgs),
-    /// One machine-limit measurement in a child process (used by `bench`).
-    #[command(hide = true)]
-    BenchLimit(bench::LimitArgs),
-    /// Decode every message of a log with the facade (the baseline of `bench --columnar`).
-    #[command(hide = true)]
-    BenchDecode {
-        /// The log.
-        input: PathBuf,
+    /// Benchmark robolog against the mcap and rosbag crates (release build of robolog-bench; see
+    /// BENCHMARKS.md, and `cargo xtask bench --help` for the options).
+    #[command(disable_help_flag = true)]
+    Bench {
+        /// The arguments of `robolog-bench bench`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
 }
 
@@ -135,10 +127,17 @@ fn main() -> ExitCode {
                 repos,
             },
         ),
-        Task::Bench(args) => bench::bench(&workspace_root(), &args),
-        Task::BenchRun(args) => bench::run_child(&args),
-        Task::BenchLimit(args) => bench::limit_child(&args),
-        Task::BenchDecode { input } => bench::decode_all(&input),
+        Task::Bench { args } => run(cargo(&workspace_root())
+            .args([
+                "run",
+                "--release",
+                "--quiet",
+                "--package",
+                "robolog-bench",
+                "--",
+                "bench",
+            ])
+            .args(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
