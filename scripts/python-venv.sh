@@ -11,6 +11,8 @@
 # `maturin develop` builds the one package, whose dependencies then resolve to other features
 # and compile all over again. maturin still checks the packaging (an sdist, which compiles
 # nothing); `pip install crates/robolog-python` builds the release wheel users get.
+#
+# `--venv-only` creates the venv and stops (CI downloads it while cargo builds).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/target/python-venv"
@@ -22,6 +24,10 @@ if ! [ -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
     echo "$want" > "$stamp"
+fi
+if [ "${1:-}" = "--venv-only" ]; then
+    echo "python venv created: $venv"
+    exit 0
 fi
 cd "$root"
 cargo build --quiet --workspace --lib --tests
