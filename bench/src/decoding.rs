@@ -405,13 +405,7 @@ pub(crate) fn run(root: &Path, quick: bool) -> Result<String, String> {
     eprintln!("bench: cat --json --decode (robolog, the mcap CLI)");
     let (ros1, cdr) = cat_files(root, quick)?;
     let robolog = root.join("target/release/robolog");
-    crate::run(Command::new(env!("CARGO")).current_dir(root).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "robolog-cli",
-    ]))?;
+    crate::run(crate::cargo(root).args(["build", "--release", "--quiet", "-p", "robolog-cli"]))?;
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut commands = vec![
         vec![

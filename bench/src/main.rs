@@ -16,6 +16,9 @@
 
 mod child;
 mod columnar;
+// xtask's: cargo started without the variables `cargo run` set for this program.
+#[path = "../../xtask/src/commands.rs"]
+mod commands;
 mod convert;
 mod decoding;
 mod files;
@@ -32,6 +35,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use child::{LimitArgs, RunArgs};
+use commands::{cargo, run};
 use files::{DataFile, Totals, Variant};
 use limits::Limit;
 use ops::{Op, Side};
@@ -78,17 +82,6 @@ fn workspace_root() -> PathBuf {
     bench.parent().unwrap_or(bench).to_path_buf()
 }
 
-fn run(command: &mut Command) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{command:?} failed: {status}"))
-    }
-}
-
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct BenchArgs {
@@ -131,8 +124,7 @@ pub(crate) struct BenchArgs {
 pub(crate) fn bench(root: &Path, args: &BenchArgs) -> Result<(), String> {
     if cfg!(debug_assertions) {
         let passed: Vec<String> = std::env::args().skip(1).collect();
-        return run(Command::new(env!("CARGO"))
-            .current_dir(root)
+        return run(cargo(root)
             .args([
                 "run",
                 "--release",

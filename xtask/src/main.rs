@@ -14,14 +14,16 @@
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
+mod commands;
 mod gen_proto;
 mod gen_ros2_interfaces;
 mod test;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use commands::{cargo, run};
 
 #[derive(Parser)]
 #[command(about = "robolog developer tasks")]
@@ -71,43 +73,6 @@ enum Task {
 fn workspace_root() -> PathBuf {
     let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
     xtask.parent().unwrap_or(xtask).to_path_buf()
-}
-
-/// A cargo command in the workspace `root`, without the variables `cargo run` set for this
-/// program (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...): build scripts that rerun when those
-/// change (ring's does) would otherwise rerun, and everything above them recompile, between a
-/// build started here and one started from a shell.
-pub(crate) fn cargo(root: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO"));
-    command.current_dir(root);
-    for (name, _) in std::env::vars_os() {
-        let Some(name) = name.to_str() else { continue };
-        if name.starts_with("CARGO_PKG_")
-            || matches!(
-                name,
-                "CARGO_MANIFEST_DIR"
-                    | "CARGO_MANIFEST_PATH"
-                    | "CARGO_MANIFEST_LINKS"
-                    | "CARGO_CRATE_NAME"
-                    | "CARGO_BIN_NAME"
-                    | "CARGO_PRIMARY_PACKAGE"
-            )
-        {
-            command.env_remove(name);
-        }
-    }
-    command
-}
-
-fn run(command: &mut Command) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{command:?} failed: {status}"))
-    }
 }
 
 fn main() -> ExitCode {
