@@ -9,100 +9,69 @@
 //!   are inconsistent, or differ from the sources when those are given).
 //! - `bench`: robolog against the `mcap` and `rosbag` crates on synthetic workloads, with the
 //!   machine's limits, as one table (`--quick`: under 3 minutes on 2 cores); `--decoding` and
-//!   `--columnar` measure message decoding and Parquet export/SQL against their own peers. The
-//!   benchmark is the `robolog-bench` package (`bench/`), run here in release mode.
+//!   `--columnar` measure message decoding and Parquet export/SQL against their own peers.
+//!
+//! The generators are the `robolog-codegen` package (`codegen/`, whose tests check the committed
+//! files) and the benchmark is `robolog-bench` (`bench/`, run in release mode): xtask only starts
+//! them. It has no dependencies, arguments parsed by hand included, because CI builds it before
+//! anything else: its own dependency tree would be compiled once more with features of its own.
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
 mod commands;
-mod gen_proto;
-mod gen_ros2_interfaces;
 mod test;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
 use commands::{cargo, run};
 
-#[derive(Parser)]
-#[command(about = "robolog developer tasks")]
-struct Cli {
-    #[command(subcommand)]
-    task: Task,
-}
+const USAGE: &str = "\
+robolog developer tasks
 
-#[derive(Subcommand)]
-enum Task {
-    /// Set up the Python interop venv and run every test in the workspace.
-    Test {
-        /// Extra arguments for `cargo test`.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
-    /// Generate the Rust code for the protobuf schemas in proto/ (protox + prost-build, no protoc).
-    GenProto {
-        /// Do not write anything; fail when the committed code differs from what would be generated.
-        #[arg(long)]
-        check: bool,
-    },
-    /// Generate robolog-msg's bundled standard ROS 2 interfaces from git checkouts of the ROS 2
-    /// repositories (see crates/robolog-msg/interfaces/README.md).
-    GenRos2Interfaces {
-        /// Do not write anything; fail when the committed bundles are inconsistent or (with
-        /// sources) stale.
-        #[arg(long)]
-        check: bool,
-        /// A folder of git checkouts laid out `<owner>+<name>/repo`.
-        #[arg(long, value_name = "DIR")]
-        mirrors: Option<PathBuf>,
-        /// The git directory of one repository, `owner/name=GIT_DIR` (overrides --mirrors).
-        #[arg(long = "repo", value_name = "OWNER/NAME=GIT_DIR")]
-        repos: Vec<String>,
-    },
-    /// Benchmark robolog against the mcap and rosbag crates (release build of robolog-bench; see
-    /// BENCHMARKS.md, and `cargo xtask bench --help` for the options).
-    #[command(disable_help_flag = true)]
-    Bench {
-        /// The arguments of `robolog-bench bench`.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
-}
+Usage: cargo xtask <TASK> [ARGS...]
+
+Tasks:
+  test [CARGO TEST ARGS...]     set up the interop venv and Azurite, then run every test of the
+                                workspace with interop tests required
+  gen-proto [--check]           generate the Rust code for the protobuf schemas in proto/
+  gen-ros2-interfaces [--check] [--mirrors DIR] [--repo OWNER/NAME=GIT_DIR]...
+                                generate robolog-msg's bundled standard ROS 2 interfaces
+  bench [ARGS...]               benchmark robolog against the mcap and rosbag crates
+                                (`cargo xtask bench --help` for its options)";
 
 fn workspace_root() -> PathBuf {
     let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
     xtask.parent().unwrap_or(xtask).to_path_buf()
 }
 
+/// `cargo run --release? --quiet --package PACKAGE -- ARGS...`.
+fn run_package(package: &str, release: bool, args: &[String]) -> Result<(), String> {
+    let mut command = cargo(&workspace_root());
+    command.arg("run");
+    if release {
+        command.arg("--release");
+    }
+    run(command
+        .args(["--quiet", "--package", package, "--"])
+        .args(args))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.task {
-        Task::Test { args } => test::run_tests(&workspace_root(), &args),
-        Task::GenProto { check } => gen_proto::gen_proto(&workspace_root(), check),
-        Task::GenRos2Interfaces {
-            check,
-            mirrors,
-            repos,
-        } => gen_ros2_interfaces::gen_ros2_interfaces(
-            &workspace_root(),
-            &gen_ros2_interfaces::Options {
-                check,
-                mirrors,
-                repos,
-            },
-        ),
-        Task::Bench { args } => run(cargo(&workspace_root())
-            .args([
-                "run",
-                "--release",
-                "--quiet",
-                "--package",
-                "robolog-bench",
-                "--",
-                "bench",
-            ])
-            .args(args)),
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((task, rest)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::FAILURE;
+    };
+    let result = match task.as_str() {
+        "test" => test::run_tests(&workspace_root(), rest),
+        "gen-proto" | "gen-ros2-interfaces" => run_package("robolog-codegen", false, &args),
+        "bench" => run_package("robolog-bench", true, &args),
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        other => Err(format!("unknown task `{other}`\n\n{USAGE}")),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -129,7 +129,7 @@ impl Registry {
             Distro::Jazzy => (2, include_str!("../interfaces/jazzy.txt")),
             Distro::Kilted => (3, include_str!("../interfaces/kilted.txt")),
         };
-        // The bundles are checked by `cargo xtask gen-ros2-interfaces --check` in CI, so the
+        // The bundles are checked in CI (robolog-codegen's tests, `gen-ros2-interfaces --check`), so the
         // fallback to an empty registry is never taken.
         REGISTRIES[index].get_or_init(|| Registry::from_interface_bundle(text).unwrap_or_default())
     }

@@ -106,15 +106,20 @@ fn branch(distro: Distro) -> &'static str {
 }
 
 /// Options of the task.
-pub(crate) struct Options {
-    pub(crate) check: bool,
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Do not write anything; fail when the committed bundles are inconsistent or (with sources)
+    /// stale.
+    pub check: bool,
     /// A folder of git checkouts laid out `<owner>+<name>/repo`.
-    pub(crate) mirrors: Option<PathBuf>,
+    pub mirrors: Option<PathBuf>,
     /// `owner/name=GIT_DIR` pairs.
-    pub(crate) repos: Vec<String>,
+    pub repos: Vec<String>,
 }
 
-pub(crate) fn gen_ros2_interfaces(root: &Path, options: &Options) -> Result<(), String> {
+/// Regenerates the bundles from the sources the options name; with `check`, checks the
+/// committed bundles (and, given sources, compares them with what would be generated).
+pub fn run(root: &Path, options: &Options) -> Result<(), String> {
     let output = root.join(OUTPUT_DIR);
     let git_dirs = git_dirs(options)?;
     for &distro in Distro::ALL {
