@@ -53,7 +53,8 @@ fn binary() -> Option<PathBuf> {
 impl Nginx {
     /// Starts nginx on a free loopback port, serving `dir/www` (created empty; put files there
     /// with [`Nginx::root`]). Files under `www/noranges/` are served as by a server that ignores
-    /// range requests (`max_ranges 0`). `None` when nginx is missing and not required.
+    /// range requests (`max_ranges 0`), files under `www/slow/` at 2 MB/s per connection.
+    /// `None` when nginx is missing and not required.
     pub fn start(dir: &Path) -> Option<Self> {
         let Some(nginx) = binary() else {
             if std::env::var("ROBOLOG_INTEROP").as_deref() == Ok("required") {
@@ -66,6 +67,7 @@ impl Nginx {
         };
         let www = dir.join("www");
         std::fs::create_dir_all(www.join("noranges")).expect("create the served folder");
+        std::fs::create_dir_all(www.join("slow")).expect("create the served folder");
         std::fs::create_dir_all(dir.join("temp")).expect("create nginx's temporary folder");
         // A free port: bound and released just before nginx binds it.
         let port = TcpListener::bind("127.0.0.1:0")

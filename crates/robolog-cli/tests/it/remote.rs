@@ -815,3 +815,117 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
         "{report}"
     );
 }
+
+#[test]
+fn check_and_convert_of_a_large_url_hold_a_window_of_it_not_the_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("large.mcap");
+    large_recording(&local);
+    let size = std::fs::metadata(&local).unwrap().len();
+    assert!(size > 75 << 20, "{size}");
+    std::fs::write(
+        nginx.root().join("small.mcap"),
+        robolog_testkit::testdata::read("samples/demo-zstd.mcap"),
+    )
+    .unwrap();
+    let (url, small_url) = (nginx.url("large.mcap"), nginx.url("small.mcap"));
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let local = local.to_str().unwrap();
+
+    for (what, small_args, args) in [
+        (
+            "check",
+            vec!["check".to_owned(), small_url.clone()],
+            vec!["check".to_owned(), url.clone()],
+        ),
+        (
+            "convert",
+            vec!["convert".to_owned(), small_url.clone(), out("small.mcap")],
+            vec!["convert".to_owned(), url.clone(), out("url.mcap")],
+        ),
+    ] {
+        // What the command costs on any URL: the program, its runtime, its buffers.
+        let Some((_, baseline)) = robolog_peak_memory(&small_args) else {
+            return;
+        };
+        nginx.clear();
+        let Some((code, peak)) = robolog_peak_memory(&args) else {
+            return;
+        };
+        let (count, fetched) = totals(&nginx.requests());
+        eprintln!(
+            "{what} of a {size}-byte URL: peak resident memory {peak} bytes ({baseline} for a small one), {count} requests, {fetched} bytes fetched"
+        );
+        assert_eq!(code, 0, "{what}");
+        // Every byte once (and the tail the opening read), never the object whole in memory.
+        assert!(
+            fetched >= size && fetched < size + size / 20,
+            "{what}: {fetched} of {size}"
+        );
+        assert!(
+            peak.saturating_sub(baseline) < 48 << 20,
+            "{what}: peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
+        );
+    }
+    // What was read is what the file gives.
+    assert_eq!(
+        nameless(&stdout(&["check", "--json", url.as_str()])),
+        nameless(&stdout(&["check", "--json", local]))
+    );
+    robolog(["convert", local, out("file.mcap").as_str()]).expect(0);
+    assert!(std::fs::read(out("url.mcap")).unwrap() == std::fs::read(out("file.mcap")).unwrap());
+}
+
+/// On a terminal, work that streams a URL in shows a bar of the bytes fetched so far. The command
+/// runs on a pseudo-terminal (`script`, from util-linux) and reads from a server that sends
+/// 2 MB/s per connection, so that the bar is drawn while the bytes arrive.
+#[test]
+fn check_of_a_url_on_a_terminal_shows_the_bytes_fetched() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("slow/drive.mcap");
+    recording(&local);
+    let size = std::fs::metadata(&local).unwrap().len();
+    let command = format!(
+        "'{}' check '{}'",
+        env!("CARGO_BIN_EXE_robolog"),
+        nginx.url("slow/drive.mcap")
+    );
+    let output = match Command::new("script")
+        .args(["--quiet", "--return", "--command", &command, "/dev/null"])
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(output) => output,
+        Err(e) if std::env::var("ROBOLOG_INTEROP").as_deref() != Ok("required") => {
+            eprintln!("skipping test: cannot run script (util-linux): {e}");
+            return;
+        }
+        Err(e) => panic!("ROBOLOG_INTEROP=required but script (util-linux) does not run: {e}"),
+    };
+    let transcript = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{transcript}");
+    // Frames such as `checking [=====>    ] 6.50 MiB/19.31 MiB fetched (2.01 MiB/s), 3s (eta 6s)`,
+    // one at least with bytes already fetched.
+    let total = format!("/{:.2} MiB fetched (", size as f64 / f64::from(1 << 20));
+    let frames: Vec<&str> = transcript
+        .split(['\r', '\n'])
+        .filter(|line| line.contains("checking [") && line.contains(&total))
+        .collect();
+    eprintln!("{} frames of the bar: {:?}", frames.len(), frames.last());
+    assert!(
+        frames.iter().any(|frame| !frame.contains("] 0 B/")),
+        "no frame of the bar with bytes fetched:\n{transcript}"
+    );
+    assert!(
+        transcript.contains(" messages read, ") && transcript.contains(": ok"),
+        "{transcript}"
+    );
+}
