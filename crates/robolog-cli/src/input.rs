@@ -152,18 +152,15 @@ pub(crate) fn open_log(path: &Path) -> Result<Log, Failure> {
 }
 
 /// The input as one buffer (mapped when it is a file), or a ROS 2 bag by path.
-pub(crate) enum Whole {
+enum Whole {
     /// A ROS 2 bag (a directory of storage files, or an SQLite file), by path.
     Rosbag2(PathBuf),
     /// A file's bytes (mapped) or a pipe's.
     Bytes(Bytes),
 }
 
-/// `path` as a ROS 2 bag, a mapped file, or the bytes of a pipe or of a URL's object.
-pub(crate) fn whole(path: &Path) -> Result<Whole, Failure> {
-    if let Some(url) = path.to_str().filter(|p| robolog::is_url(p)) {
-        return fetch_all(url).map(Whole::Bytes);
-    }
+/// `path` (not a URL) as a ROS 2 bag, a mapped file, or the bytes of a pipe.
+fn whole(path: &Path) -> Result<Whole, Failure> {
     match source(path)? {
         Source::File(file) => {
             if robolog::is_rosbag2_path(&file).map_err(|e| Failure::open(e, path))? {
@@ -179,15 +176,6 @@ pub(crate) fn whole(path: &Path) -> Result<Whole, Failure> {
     }
 }
 
-/// The whole object behind `url` (these commands read every byte, as they do of a pipe).
-fn fetch_all(url: &str) -> Result<Bytes, Failure> {
-    let input = remote(url)?;
-    let _bar = crate::progress::Bar::fetching("fetching", input.len());
-    input
-        .read_all()
-        .map_err(|e| Failure::about(format!("cannot read: {e}"), Path::new(url), None))
-}
-
 /// The object behind `url`, read by position (opening it fetches its tail).
 fn remote(url: &str) -> Result<robolog::Input, Failure> {
     let options = robolog::remote::RemoteOptions::new()
@@ -197,8 +185,8 @@ fn remote(url: &str) -> Result<robolog::Input, Failure> {
         .map_err(|e| Failure::about(format!("cannot read: {e}"), Path::new(url), None))
 }
 
-/// The input as [`whole`] opens it, except that a URL's object is read by position (and
-/// streams in as it is read front to back) rather than fetched whole first.
+/// The input as [`whole`] opens it, or a URL's object read by position (it streams in as it is
+/// read front to back).
 pub(crate) enum Positional {
     /// A ROS 2 bag (a directory of storage files, or an SQLite file), by path.
     Rosbag2(PathBuf),

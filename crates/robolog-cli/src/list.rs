@@ -2,8 +2,7 @@
 //! from its index, as tables or JSON.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 use robolog::{Format, Log, Order};
@@ -11,7 +10,8 @@ use serde::Serialize;
 
 use crate::cli::{ListArgs, ListCommand};
 use crate::failure::{Failure, Outcome, display_path};
-use crate::input::{self, Whole};
+use crate::input;
+use crate::progress::Bar;
 use crate::report::report_problems;
 use crate::size::human_bytes;
 use crate::table::Table;
@@ -308,12 +308,14 @@ struct TopicUsage {
 
 pub(crate) fn run_du(args: &ListArgs, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let file = &args.file;
-    let whole = input::whole(file)?;
-    let log = match &whole {
-        Whole::Rosbag2(path) => robolog::open(path),
-        Whole::Bytes(bytes) => robolog::open_bytes(bytes.clone()),
-    }
-    .map_err(|e| Failure::open(e, file))?;
+    // A file is mapped, a URL read by position (the chunks as the messages need them), a pipe
+    // read whole.
+    let log = input::open_log(file)?;
+    let _bar = if file.to_str().is_some_and(robolog::is_url) {
+        Bar::fetching("reading", log.file_size())
+    } else {
+        Bar::hidden()
+    };
     let mut damaged = report_problems(log.problems(), file);
     let summary = log.summary().map_err(|e| Failure::log(e, file))?;
     let mut usage = Usage {
@@ -326,16 +328,7 @@ pub(crate) fn run_du(args: &ListArgs, out: &mut dyn Write) -> Result<Outcome, Fa
         ..Usage::default()
     };
     if log.format() == Format::Mcap {
-        usage.records = match &whole {
-            Whole::Rosbag2(path) => {
-                let file = File::open(path).map_err(|e| Failure::io(e, path))?;
-                mcap_records(file, summary.file_size)
-            }
-            Whole::Bytes(bytes) => {
-                mcap_records(std::io::Cursor::new(&bytes[..]), summary.file_size)
-            }
-        }
-        .map_err(|e| Failure::io(e, file))?;
+        usage.records = mcap_records(log.input()).map_err(|e| Failure::io(e, file))?;
     }
     let mut by_channel: BTreeMap<u32, (Arc<robolog::Channel>, u64, u64)> = BTreeMap::new();
     let messages = log
@@ -450,9 +443,13 @@ fn write_usage(usage: &Usage, file: &str, out: &mut dyn Write) -> std::io::Resul
 /// The top-level records of an MCAP file by kind, from their opcodes and lengths alone (no
 /// record is read): the magic bytes at both ends, and whatever is left after a cut, count as
 /// their own kinds.
-fn mcap_records(mut file: impl Read + Seek, size: u64) -> std::io::Result<Vec<Kind>> {
+fn mcap_records(input: &robolog::Input) -> std::io::Result<Vec<Kind>> {
     const MAGIC: u64 = 8;
     const PREFIX: u64 = 9;
+    // Over a URL each read is a request: the record headers are read through a window, so
+    // that the small records after a chunk (its message indexes) cost none of their own.
+    const WINDOW: u64 = 16 << 10;
+    let size = input.len();
     let mut kinds: BTreeMap<&'static str, (u64, u64)> = BTreeMap::new();
     let mut add = |kind: &'static str, bytes: u64| {
         let entry = kinds.entry(kind).or_default();
@@ -461,12 +458,18 @@ fn mcap_records(mut file: impl Read + Seek, size: u64) -> std::io::Result<Vec<Ki
     };
     add("magic", MAGIC.min(size));
     let mut pos = MAGIC;
-    let mut prefix = [0u8; PREFIX as usize];
+    let (mut window_start, mut window) = (0, robolog::Bytes::new());
     while pos + PREFIX <= size {
-        file.seek(SeekFrom::Start(pos))?;
-        file.read_exact(&mut prefix)?;
-        let [opcode, len @ ..] = prefix;
-        let len = u64::from_le_bytes(len);
+        if pos < window_start || pos + PREFIX > window_start + window.len() as u64 {
+            window_start = pos;
+            window = input.read_up_to(pos, WINDOW)?;
+        }
+        let at = (pos - window_start) as usize;
+        let Some(&[opcode, l0, l1, l2, l3, l4, l5, l6, l7]) = window.get(at..at + PREFIX as usize)
+        else {
+            break;
+        };
+        let len = u64::from_le_bytes([l0, l1, l2, l3, l4, l5, l6, l7]);
         let Some(end) = pos
             .checked_add(PREFIX)
             .and_then(|p| p.checked_add(len))

@@ -817,7 +817,7 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
 }
 
 #[test]
-fn check_and_convert_of_a_large_url_hold_a_window_of_it_not_the_object() {
+fn check_convert_and_du_of_a_large_url_hold_a_window_of_it_not_the_object() {
     let dir = tempfile::tempdir().unwrap();
     let Some(nginx) = Nginx::start(dir.path()) else {
         return;
@@ -845,6 +845,11 @@ fn check_and_convert_of_a_large_url_hold_a_window_of_it_not_the_object() {
             "convert",
             vec!["convert".to_owned(), small_url.clone(), out("small.mcap")],
             vec!["convert".to_owned(), url.clone(), out("url.mcap")],
+        ),
+        (
+            "du",
+            vec!["du".to_owned(), small_url.clone()],
+            vec!["du".to_owned(), url.clone()],
         ),
     ] {
         // What the command costs on any URL: the program, its runtime, its buffers.
@@ -874,6 +879,10 @@ fn check_and_convert_of_a_large_url_hold_a_window_of_it_not_the_object() {
     assert_eq!(
         nameless(&stdout(&["check", "--json", url.as_str()])),
         nameless(&stdout(&["check", "--json", local]))
+    );
+    assert_eq!(
+        nameless(&stdout(&["du", "--json", url.as_str()])),
+        nameless(&stdout(&["du", "--json", local]))
     );
     robolog(["convert", local, out("file.mcap").as_str()]).expect(0);
     assert!(std::fs::read(out("url.mcap")).unwrap() == std::fs::read(out("file.mcap")).unwrap());
