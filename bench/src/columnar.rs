@@ -165,8 +165,7 @@ fn check(met: bool) -> &'static str {
 
 /// Runs both parts and returns the report (markdown).
 pub(crate) fn run(root: &Path, quick: bool) -> Result<String, String> {
-    crate::run(crate::cargo(root).args(["build", "--release", "--quiet", "-p", "robolog-cli"]))?;
-    let robolog = root.join("target/release/robolog");
+    let robolog = crate::release_robolog(root)?;
     let bench = std::env::current_exe().map_err(|e| e.to_string())?;
     let dir = root.join("target/bench-data/decoding");
     let scratch = root.join("target/bench-data/scratch");

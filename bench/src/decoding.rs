@@ -404,8 +404,7 @@ pub(crate) fn run(root: &Path, quick: bool) -> Result<String, String> {
 
     eprintln!("bench: cat --json --decode (robolog, the mcap CLI)");
     let (ros1, cdr) = cat_files(root, quick)?;
-    let robolog = root.join("target/release/robolog");
-    crate::run(crate::cargo(root).args(["build", "--release", "--quiet", "-p", "robolog-cli"]))?;
+    let robolog = crate::release_robolog(root)?;
     let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut commands = vec![
         vec![

@@ -82,6 +82,13 @@ fn workspace_root() -> PathBuf {
     bench.parent().unwrap_or(bench).to_path_buf()
 }
 
+/// Builds the `robolog` binary in release mode (with its default features, as users install
+/// it) and returns its path: the command-line rows of `--decoding` and `--columnar` run it.
+fn release_robolog(root: &Path) -> Result<PathBuf, String> {
+    run(cargo(root).args(["build", "--release", "--quiet", "-p", "robolog-cli"]))?;
+    Ok(root.join("target/release/robolog"))
+}
+
 /// Arguments of `cargo xtask bench`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct BenchArgs {
