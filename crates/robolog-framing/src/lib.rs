@@ -12,6 +12,8 @@
 //!   once), results in order;
 //! - [`Problem`] (with its [`Severity`] and [`ProblemKind`]): one finding of a check, the one
 //!   type every container crate and the facade report;
+//! - [`StreamWindow`]: the bytes of a stream from a point on, read ahead as far as asked and
+//!   never more than a limit (recovery of a pipe or a remote object);
 //! - [`read_file`] (a whole file as [`Bytes`]) and [`AtomicFile`] (outputs renamed into place on
 //!   success; [`remove_temporary_files`] for a program ending on a signal).
 //!
@@ -63,6 +65,7 @@ mod parallel_map;
 mod problem;
 mod read_file;
 mod recycle_pool;
+mod stream_window;
 mod worker_pool;
 
 pub use atomic_file::{AtomicFile, remove_temporary_files};
@@ -84,6 +87,7 @@ pub use parallel_map::{ParallelMap, default_threads};
 pub use problem::{Problem, ProblemKind, Severity};
 pub use read_file::read_file;
 pub use recycle_pool::RecyclePool;
+pub use stream_window::{StreamWindow, WindowError};
 pub use worker_pool::MAX_POOL_THREADS;
 
 // The README's examples run as doctests, so that they stay true.

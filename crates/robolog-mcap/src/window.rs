@@ -4,16 +4,10 @@
 //! [`frame`](crate::linear::frame), so that a file recovered from a stream comes out as the
 //! same file recovered from memory.
 
-use std::io::Read;
-
-use robolog_framing::Bytes;
+use robolog_framing::{Bytes, StreamWindow, WindowError};
 
 use crate::error::{McapError, Result};
 use crate::linear::frame;
-
-/// Bytes asked of a stream at a time, at least: small records then cost one read per
-/// megabyte, not one each.
-const READ_AHEAD: u64 = 1 << 20;
 
 /// The input of a recovery.
 pub(crate) enum Source<'r> {
@@ -23,131 +17,22 @@ pub(crate) enum Source<'r> {
     Stream(Window<'r>),
 }
 
-/// The bytes of a stream from a point on (the start of the record being recovered), read as
-/// far as recovery has looked ahead, at most `limit` of them.
-pub(crate) struct Window<'r> {
-    reader: Box<dyn Read + 'r>,
-    /// The stream's bytes from `base` on.
-    buf: Vec<u8>,
-    base: u64,
-    /// Where the window starts: the bytes before it are forgotten (dropped from `buf` lazily).
-    start: u64,
-    /// The stream's length: told up front (a remote object), or found at its end.
-    len: Option<u64>,
-    /// True when `len` was told: a stream ending before it is an I/O error, not a cut file.
-    told: bool,
-    /// The most bytes held at once.
-    limit: u64,
-    /// The most bytes that were held at once.
-    peak: u64,
-}
+/// The bytes of a stream from the start of the record being recovered on.
+pub(crate) type Window<'r> = StreamWindow<'r>;
 
-impl<'r> Window<'r> {
-    /// A window over `reader`, whose length is `len` when known, holding at most `limit` bytes.
-    pub(crate) fn new(reader: impl Read + 'r, len: Option<u64>, limit: u64) -> Self {
-        Self {
-            reader: Box::new(reader),
-            buf: Vec::new(),
-            base: 0,
-            start: 0,
-            len,
-            told: len.is_some(),
+fn mcap_error(e: WindowError) -> McapError {
+    match e {
+        WindowError::Io { offset, source } => McapError::Io { offset, source },
+        WindowError::TooLarge {
+            offset,
+            length,
             limit,
-            peak: 0,
-        }
-    }
-
-    fn have(&self) -> u64 {
-        self.base + self.buf.len() as u64
-    }
-
-    /// Reads on until the bytes up to `end` are held, or the stream ends; the end of what is
-    /// held then. More than `limit` bytes from the window's start is an error.
-    fn fill(&mut self, end: u64) -> Result<u64> {
-        let end = self.len.map_or(end, |len| end.min(len));
-        if end <= self.have() {
-            return Ok(end);
-        }
-        if end.saturating_sub(self.start) > self.limit {
-            return Err(McapError::TooLarge {
-                offset: self.start,
-                record: "record",
-                length: end - self.start,
-                limit: self.limit,
-            });
-        }
-        while self.have() < end {
-            let have = self.have();
-            // Read ahead, but never past the limit or the told length.
-            let mut stop = have.saturating_add(READ_AHEAD).max(end);
-            stop = stop.min(self.start.saturating_add(self.limit));
-            if let Some(len) = self.len {
-                stop = stop.min(len);
-            }
-            let want = stop - have;
-            let got = (&mut self.reader)
-                .take(want)
-                .read_to_end(&mut self.buf)
-                .map_err(|source| McapError::Io {
-                    offset: self.have(),
-                    source,
-                })? as u64;
-            self.peak = self.peak.max(self.buf.capacity() as u64);
-            if got < want {
-                let ended = self.have();
-                if self.told {
-                    return Err(McapError::Io {
-                        offset: ended,
-                        source: std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            format!(
-                                "the stream ended at byte {ended}, before its length of {}",
-                                self.len.unwrap_or(ended)
-                            ),
-                        ),
-                    });
-                }
-                self.len = Some(ended);
-                break;
-            }
-        }
-        Ok(end.min(self.have()))
-    }
-
-    /// Forgets the bytes before `offset` (recovery never reads them again).
-    fn release(&mut self, offset: u64) {
-        self.start = self.start.max(offset);
-        let dead = usize::try_from(offset.saturating_sub(self.base))
-            .unwrap_or(usize::MAX)
-            .min(self.buf.len());
-        // Dropped once they are half the buffer: each byte is moved at most once on average.
-        if dead > 0 && dead >= self.buf.len() / 2 {
-            self.buf.drain(..dead);
-            self.base += dead as u64;
-        }
-    }
-
-    /// Reads the rest of the stream: its length and its last `n` bytes (or fewer).
-    fn tail(&mut self, n: u64) -> Result<(u64, Bytes)> {
-        loop {
-            let have = self.have();
-            self.release(have.saturating_sub(n));
-            let step = self
-                .limit
-                .saturating_sub(have.saturating_sub(self.start))
-                .clamp(1, READ_AHEAD);
-            if self.fill(have + step)? <= have {
-                let start = have.saturating_sub(n).max(self.start);
-                return Ok((have, Bytes::copy_from_slice(self.slice(start, have))));
-            }
-        }
-    }
-
-    fn slice(&self, start: u64, end: u64) -> &[u8] {
-        let from = usize::try_from(start.saturating_sub(self.base)).unwrap_or(usize::MAX);
-        let to = usize::try_from(end.saturating_sub(self.base)).unwrap_or(usize::MAX);
-        let to = to.min(self.buf.len());
-        &self.buf[from.min(to)..to]
+        } => McapError::TooLarge {
+            offset,
+            record: "record",
+            length,
+            limit,
+        },
     }
 }
 
@@ -156,7 +41,7 @@ impl Source<'_> {
     pub(crate) fn known_len(&self) -> Option<u64> {
         match self {
             Source::Slice(data) => Some(data.len() as u64),
-            Source::Stream(window) => window.len,
+            Source::Stream(window) => window.stream_len(),
         }
     }
 
@@ -164,7 +49,7 @@ impl Source<'_> {
     pub(crate) fn length_told(&self) -> bool {
         match self {
             Source::Slice(_) => true,
-            Source::Stream(window) => window.told,
+            Source::Stream(window) => window.length_told(),
         }
     }
 
@@ -172,7 +57,7 @@ impl Source<'_> {
     pub(crate) fn peak(&self) -> u64 {
         match self {
             Source::Slice(data) => data.len() as u64,
-            Source::Stream(window) => window.peak,
+            Source::Stream(window) => window.peak(),
         }
     }
 
@@ -187,7 +72,7 @@ impl Source<'_> {
                 Ok(data.slice(start..end))
             }
             Source::Stream(window) => {
-                let end = window.fill(end)?;
+                let end = window.fill(end).map_err(mcap_error)?;
                 Ok(Bytes::copy_from_slice(window.slice(start, end)))
             }
         }
@@ -197,7 +82,7 @@ impl Source<'_> {
     pub(crate) fn can_hold(&self, end: u64) -> bool {
         match self {
             Source::Slice(_) => true,
-            Source::Stream(window) => end.saturating_sub(window.start) <= window.limit,
+            Source::Stream(window) => end.saturating_sub(window.start()) <= window.limit(),
         }
     }
 
@@ -205,7 +90,7 @@ impl Source<'_> {
     pub(crate) fn hold_end(&self) -> u64 {
         match self {
             Source::Slice(_) => u64::MAX,
-            Source::Stream(window) => window.start.saturating_add(window.limit),
+            Source::Stream(window) => window.start().saturating_add(window.limit()),
         }
     }
 
@@ -228,8 +113,8 @@ impl Source<'_> {
                 match self {
                     Source::Slice(data) => data.len() as u64,
                     Source::Stream(window) => {
-                        let cap = window.start.saturating_add(window.limit);
-                        window.fill(need.min(cap))?
+                        let cap = window.start().saturating_add(window.limit());
+                        window.fill(need.min(cap)).map_err(mcap_error)?
                     }
                 }
             }
@@ -252,7 +137,7 @@ impl Source<'_> {
                 let len = data.len();
                 Ok((len as u64, data.slice(len.saturating_sub(n as usize)..)))
             }
-            Source::Stream(window) => window.tail(n),
+            Source::Stream(window) => window.tail(n).map_err(mcap_error),
         }
     }
 }
