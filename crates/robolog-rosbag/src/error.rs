@@ -249,6 +249,13 @@ impl Error {
 /// A `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What cannot fail (a scan of a bag in memory) converts to any error.
+impl From<std::convert::Infallible> for Error {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

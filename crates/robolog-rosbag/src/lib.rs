@@ -2,10 +2,11 @@
 //! streaming over `Read`) and 1.2, write 2.0 (and 1.2), and reindex or recover bags that were
 //! never closed or were cut short.
 //!
-//! A 2.0 bag without a usable index is scanned in file order; [`reindex`] and the
-//! [`StreamReader`] (over any `Read`) read in file order too, and all three follow one set of
-//! rules for damage (runs of zero bytes, cut records, corrupt or cut chunks, length limits), so
-//! they keep the same messages and report the same [`Problem`]s at the same offsets.
+//! A 2.0 bag without a usable index is scanned in file order; [`reindex`] (of a bag in memory,
+//! or streamed through a window by [`reindex_input`] and [`reindex_stream`]) and the
+//! [`StreamReader`] (over any `Read`) read in file order too, and all follow one set of rules
+//! for damage (runs of zero bytes, cut records, corrupt or cut chunks, length limits), so they
+//! keep the same messages and report the same [`Problem`]s at the same offsets.
 //!
 //! Messages come out as opaque bytes plus their connection's type, md5sum and definition;
 //! understanding the definitions is the job of `robolog-msg` and `robolog-ros1`.
@@ -68,7 +69,10 @@ pub use error::{Error, RecordKind, Result};
 pub use format::version::Version;
 pub use open::{Bag, IndexStatus, OpenOptions};
 pub use query::{Message, MessageRef, Messages, Position, Query};
-pub use reindex::{ReindexMode, ReindexOptions, ReindexReport, reindex, reindex_file};
+pub use reindex::{
+    ReindexMode, ReindexOptions, ReindexReport, reindex, reindex_file, reindex_input,
+    reindex_stream,
+};
 pub use robolog_framing::Bytes;
 pub use robolog_framing::{Problem, ProblemKind, Severity};
 pub use robolog_query::{Input, Order};

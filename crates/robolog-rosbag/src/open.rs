@@ -558,15 +558,16 @@ fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -
             let (start, end) = c.time_range().unwrap_or_default();
             ChunkEntry {
                 info: ChunkInfo {
-                    position: c.pos as u64,
+                    position: c.pos,
                     start_ns: start.to_ns(),
                     end_ns: end.to_ns(),
                     message_counts: counts_in_order(&c.entries),
                 },
+                // The scan read the file in memory: its offsets index it.
                 layout: OnceLock::from(Ok(ChunkLayout {
                     compression: c.compression,
-                    index_start: c.data.end,
-                    data: c.data,
+                    index_start: c.data.end as usize,
+                    data: c.data.start as usize..c.data.end as usize,
                     size: c.size,
                 })),
                 salvaged: c.salvaged,

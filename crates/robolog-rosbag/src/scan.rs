@@ -1,31 +1,36 @@
-//! The linear scan of a 2.0 bag held in memory: walk the top-level records from the file
-//! header on, decode every chunk and collect its connections and messages. Used when a bag has
-//! no index or a damaged one, and by reindex. The rules (framing, zero runs, limits, damaged
-//! chunks, problems) are those of [`crate::linear`], which the stream reader follows too.
+//! The linear scan of a 2.0 bag: walk the top-level records from the file header on, decode
+//! every chunk and collect its connections and messages. Used when a bag has no index or a
+//! damaged one, and by reindex. The rules (framing, zero runs, limits, damaged chunks,
+//! problems) are those of [`crate::linear`], which the stream reader follows too. The scan
+//! reads a bag held in memory, or a stream through a window that holds the record being read
+//! (reindex of a pipe or a remote object); both give the same chunks.
 //!
 //! In salvage mode the scan also keeps the complete records of a chunk that is cut short,
 //! unterminated or corrupt, skips runs of zero bytes between records, and goes on after a
 //! corrupt chunk. In ROS mode it stops at the first chunk `rosbag reindex` would stop at.
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::ops::Range;
 
-use robolog_framing::{Bytes, Problem, ProblemKind};
+use robolog_framing::{Bytes, Problem, ProblemKind, StreamWindow, WindowError};
 
 use crate::chunk::ChunkCompression;
 use crate::connection::Connection;
-use crate::error::Error;
+use crate::error::{Error, RecordKind};
 use crate::format::time::RosTime;
-use crate::linear::{Body, Frame, IndexEntry, Linear};
+use crate::linear::{Body, Frame, IndexEntry, Linear, Skip, Tally};
 
 /// A chunk found by the scan.
 #[derive(Debug, Clone)]
 pub(crate) struct ScannedChunk {
     /// Offset of the CHUNK record.
-    pub(crate) pos: usize,
+    pub(crate) pos: u64,
     pub(crate) compression: ChunkCompression,
     /// The chunk's data bytes in the file (as much as exists).
-    pub(crate) data: Range<usize>,
+    pub(crate) data: Range<u64>,
+    /// The chunk record as it is in the file: its head and `data`.
+    pub(crate) record: Bytes,
     /// Size of the usable uncompressed data.
     pub(crate) size: u32,
     /// For a salvaged chunk: its complete records, decoded.
@@ -33,9 +38,10 @@ pub(crate) struct ScannedChunk {
     /// Messages in file order.
     pub(crate) entries: Vec<IndexEntry>,
     /// End of the chunk record and of the INDEX_DATA records that follow it.
-    pub(crate) end: usize,
-    /// True when the INDEX_DATA records after the chunk agree with its messages.
-    pub(crate) index_consistent: bool,
+    pub(crate) end: u64,
+    /// The INDEX_DATA records after the chunk (`data.end..end`), when they agree with its
+    /// messages.
+    pub(crate) index: Option<Bytes>,
 }
 
 impl ScannedChunk {
@@ -63,27 +69,181 @@ pub(crate) struct ScanResult {
     pub(crate) salvaged_messages: u64,
 }
 
+impl ScanResult {
+    /// What a scan found, before its chunks are added.
+    pub(crate) fn new(connections: BTreeMap<u32, Connection>, tally: Tally) -> Self {
+        Self {
+            connections,
+            chunks: Vec::new(),
+            problems: tally.problems,
+            dropped_messages: tally.dropped_messages,
+            incomplete_records: tally.incomplete_records,
+            bytes_dropped: tally.bytes_dropped,
+            salvaged_messages: tally.salvaged_messages,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ScanOptions {
     pub(crate) salvage: bool,
     pub(crate) cap: usize,
 }
 
+/// What the scan reads: a whole bag in memory, or a window over a stream.
+pub(crate) trait ScanInput {
+    type Error;
+    /// The bytes from `pos` on, at least `want` of them unless the input ends first, and
+    /// whether the input ends after them. The bytes before `pos` are not asked for again.
+    fn view(&mut self, pos: u64, want: u64) -> Result<(&[u8], bool), Self::Error>;
+    /// Bytes `start..end` (`start` at or after the last view's `pos`), cut at the input's end.
+    fn bytes(&mut self, start: u64, end: u64) -> Result<Bytes, Self::Error>;
+    /// Passes over the bytes up to `end` without holding them; where the input ended, if
+    /// before.
+    fn skip_to(&mut self, end: u64) -> Result<u64, Self::Error>;
+    /// The input's length (a stream of unknown length is read to its end).
+    fn len(&mut self) -> Result<u64, Self::Error>;
+}
+
+/// A bag in memory: everything is there, nothing fails.
+pub(crate) struct InMemory<'a>(pub(crate) &'a Bytes);
+
+impl ScanInput for InMemory<'_> {
+    type Error = Infallible;
+
+    fn view(&mut self, pos: u64, _want: u64) -> Result<(&[u8], bool), Infallible> {
+        let at = usize::try_from(pos).unwrap_or(usize::MAX).min(self.0.len());
+        Ok((&self.0[at..], true))
+    }
+
+    fn bytes(&mut self, start: u64, end: u64) -> Result<Bytes, Infallible> {
+        let len = self.0.len();
+        let end = usize::try_from(end).unwrap_or(usize::MAX).min(len);
+        let start = usize::try_from(start).unwrap_or(usize::MAX).min(end);
+        Ok(self.0.slice(start..end))
+    }
+
+    fn skip_to(&mut self, end: u64) -> Result<u64, Infallible> {
+        Ok(end.min(self.0.len() as u64))
+    }
+
+    fn len(&mut self) -> Result<u64, Infallible> {
+        Ok(self.0.len() as u64)
+    }
+}
+
+/// Bytes passed over at a time by [`ScanInput::skip_to`] on a stream.
+const SKIP_STEP: u64 = 1 << 20;
+
+impl ScanInput for StreamWindow<'_> {
+    type Error = Error;
+
+    fn view(&mut self, pos: u64, want: u64) -> Result<(&[u8], bool), Error> {
+        self.release(pos);
+        let asked = pos.saturating_add(want);
+        let end = self.fill(asked).map_err(window_error)?;
+        Ok((self.slice(pos, end), end < asked))
+    }
+
+    fn bytes(&mut self, start: u64, end: u64) -> Result<Bytes, Error> {
+        let end = self.fill(end).map_err(window_error)?;
+        Ok(Bytes::copy_from_slice(self.slice(start, end)))
+    }
+
+    fn skip_to(&mut self, end: u64) -> Result<u64, Error> {
+        let mut at = self.start();
+        while at < end {
+            self.release(at);
+            let step = end.min(at.saturating_add(SKIP_STEP));
+            let reached = self.fill(step).map_err(window_error)?;
+            if reached < step {
+                return Ok(reached);
+            }
+            at = reached;
+        }
+        Ok(end)
+    }
+
+    fn len(&mut self) -> Result<u64, Error> {
+        match self.stream_len() {
+            Some(len) => Ok(len),
+            None => self.skip_to(u64::MAX),
+        }
+    }
+}
+
+fn window_error(e: WindowError) -> Error {
+    match e {
+        WindowError::Io { offset, source } => Error::Read { offset, source },
+        WindowError::TooLarge {
+            offset,
+            length,
+            limit,
+        } => Error::framing(
+            RecordKind::Record,
+            robolog_framing::Error::new(
+                offset,
+                "record",
+                robolog_framing::ErrorKind::LengthOverLimit { length, limit },
+            ),
+        ),
+    }
+}
+
 /// Scans the top-level records of `file` from `start` (the first record after the file
 /// header) to the end.
 pub(crate) fn scan(file: &Bytes, start: usize, options: ScanOptions) -> ScanResult {
-    let mut linear = Linear::new(start as u64, options.salvage, options.cap as u64);
-    let mut chunks: Vec<ScannedChunk> = Vec::new();
-    let len = file.len();
+    let mut chunks = Vec::new();
+    let collect = |chunk: ScannedChunk, _: &BTreeMap<u32, Connection>| {
+        chunks.push(chunk);
+        Ok::<(), Infallible>(())
+    };
+    let Ok((connections, tally)) = scan_with(&mut InMemory(file), start as u64, options, collect);
+    let mut out = ScanResult::new(connections, tally);
+    out.chunks = chunks;
+    resolve_connections(&mut out);
+    out
+}
+
+/// Bytes viewed at a time when framing records.
+const FRAME_VIEW: u64 = 64 << 10;
+
+/// A chunk read, and the INDEX_DATA records after it as far as they were seen.
+struct Pending {
+    chunk: ScannedChunk,
+    /// `None` once they are more than a chunk may be.
+    index: Option<Vec<u8>>,
+}
+
+/// Scans the top-level records of `input` from `start` (the first record after the file
+/// header), handing each chunk kept to `sink` once its index records have been read (with the
+/// connections defined so far). Returns the connections and what was found.
+pub(crate) fn scan_with<I, E>(
+    input: &mut I,
+    start: u64,
+    options: ScanOptions,
+    mut sink: impl FnMut(ScannedChunk, &BTreeMap<u32, Connection>) -> Result<(), E>,
+) -> Result<(BTreeMap<u32, Connection>, Tally), E>
+where
+    I: ScanInput,
+    E: From<I::Error>,
+{
+    let mut linear = Linear::new(start, options.salvage, options.cap as u64);
+    let mut pending: Option<Pending> = None;
+    let mut want = FRAME_VIEW;
     loop {
-        // Offsets in `file` are file offsets: the core's position indexes it.
-        let pos = (linear.pos() as usize).min(len);
-        match linear.frame(&file[pos..], true) {
-            Frame::Need(_) | Frame::Skip(_) => {}
+        let frame = {
+            let (view, eof) = input.view(linear.pos(), want)?;
+            linear.frame(view, eof)
+        };
+        want = FRAME_VIEW;
+        match frame {
+            Frame::Need(n) => want = want.max(n as u64),
+            Frame::Skip(_) => {}
             Frame::End => break,
             Frame::Stop(stop) => {
-                let after = len - (linear.pos() as usize).min(len);
-                linear.stopped(stop, after as u64);
+                let after = input.len()?.saturating_sub(linear.pos());
+                linear.stopped(stop, after);
                 break;
             }
             Frame::Indexed {
@@ -91,98 +251,120 @@ pub(crate) fn scan(file: &Bytes, start: usize, options: ScanOptions) -> ScanResu
                 end,
                 consistent,
             } => {
-                let Some(last) = chunks.last_mut().filter(|c| c.pos as u64 == chunk) else {
+                let Some(mut done) = pending.take_if(|p| p.chunk.pos == chunk) else {
                     continue;
                 };
-                last.end = end as usize;
-                last.index_consistent = consistent && last.salvaged.is_none();
                 if !consistent && !options.salvage {
                     // rosbag reindex drops a chunk whose index records end early.
-                    if let Some(dropped) = chunks.pop() {
-                        linear.drop_messages(dropped.entries.len());
-                    }
-                    let at = chunk;
+                    linear.drop_messages(done.chunk.entries.len());
                     let stop = linear.stop_at(
-                        at,
+                        chunk,
                         ProblemKind::Index,
                         "the chunk's index records are missing or incomplete".into(),
                         Error::IndexDamaged {
-                            offset: at,
+                            offset: chunk,
                             message: "the chunk's index records are missing or incomplete".into(),
                         },
                     );
-                    let after = len - (linear.pos() as usize).min(len);
-                    linear.stopped(stop, after as u64);
+                    let after = input.len()?.saturating_sub(linear.pos());
+                    linear.stopped(stop, after);
                     break;
                 }
+                done.chunk.end = end;
+                if consistent && done.chunk.salvaged.is_none() {
+                    done.chunk.index = done
+                        .index
+                        .filter(|index| index.len() as u64 == end - done.chunk.data.end)
+                        .map(Bytes::from);
+                }
+                sink(done.chunk, linear.connections())?;
             }
             Frame::Record(head) => {
-                let at = (linear.pos() as usize).min(len);
-                let available = len - at;
+                let at = linear.pos();
+                let data_end = at.saturating_add(u64::from(head.data_len));
                 match &head.body {
                     Body::Chunk {
                         compression,
+                        size,
                         to_end,
-                        ..
                     } => {
-                        let take = if *to_end {
-                            available.min(options.cap)
+                        if let Some(done) = pending.take() {
+                            sink(done.chunk, linear.connections())?;
+                        }
+                        let end = if *to_end {
+                            at.saturating_add(options.cap as u64)
                         } else {
-                            available.min(head.data_len as usize)
+                            data_end
                         };
-                        let compression = *compression;
-                        let region = at..at + take;
-                        let data = file.slice(region.clone());
+                        let record = input.bytes(head.offset, end)?;
+                        let data = record.slice(head.head_len.min(record.len())..);
+                        let data_range = at..at + data.len() as u64;
+                        let (compression, size) = (*compression, *size);
                         if let Some(read) = linear.chunk(&head, &data) {
                             let salvaged = read.salvaged.then_some(read.content);
-                            chunks.push(ScannedChunk {
-                                pos: head.offset as usize,
-                                compression,
-                                data: region.clone(),
-                                size: match &salvaged {
-                                    Some(content) => content.len() as u32,
-                                    None => match head.body {
-                                        Body::Chunk { size, .. } => size,
-                                        _ => 0,
+                            pending = Some(Pending {
+                                chunk: ScannedChunk {
+                                    pos: head.offset,
+                                    compression,
+                                    size: match &salvaged {
+                                        Some(content) => content.len() as u32,
+                                        None => size,
                                     },
+                                    salvaged,
+                                    entries: read.entries,
+                                    end: data_range.end,
+                                    data: data_range,
+                                    record,
+                                    index: None,
                                 },
-                                salvaged,
-                                entries: read.entries,
-                                end: region.end,
-                                index_consistent: false,
+                                index: Some(Vec::new()),
                             });
                         }
                     }
                     Body::Connection { .. } => {
-                        let take = available.min(head.data_len as usize);
-                        linear.connection(&head, &file[at..at + take]);
+                        let data = input.bytes(at, data_end)?;
+                        linear.connection(&head, &data);
                     }
-                    Body::Skip(_) => {
-                        let take = available.min(head.data_len as usize);
-                        linear.skipped(&head, take as u64);
+                    Body::Skip(skip) => {
+                        let index =
+                            pending
+                                .as_mut()
+                                .and_then(|p| p.index.as_mut())
+                                .filter(|index| {
+                                    matches!(skip, Skip::Index(_))
+                                        && (index.len() as u64)
+                                            .saturating_add(data_end - head.offset)
+                                            <= options.cap as u64
+                                });
+                        let got = match index {
+                            Some(index) => {
+                                let record = input.bytes(head.offset, data_end)?;
+                                index.extend_from_slice(&record);
+                                (record.len() as u64).saturating_sub(head.head_len as u64)
+                            }
+                            None => {
+                                if let Some(p) = pending.as_mut() {
+                                    p.index = None;
+                                }
+                                input.skip_to(data_end)?.saturating_sub(at)
+                            }
+                        };
+                        linear.skipped(&head, got);
                     }
                 }
             }
         }
     }
-    let (connections, tally) = linear.into_parts();
-    let mut out = ScanResult {
-        connections,
-        chunks,
-        problems: tally.problems,
-        dropped_messages: tally.dropped_messages,
-        incomplete_records: tally.incomplete_records,
-        bytes_dropped: tally.bytes_dropped,
-        salvaged_messages: tally.salvaged_messages,
-    };
-    resolve_connections(&mut out);
-    out
+    if let Some(done) = pending.take() {
+        sink(done.chunk, linear.connections())?;
+    }
+    Ok(linear.into_parts())
 }
 
 /// Drops the messages of connections that no CONNECTION record defines. A bag held in memory
 /// may define a connection after its messages (the index section repeats the definitions), so
 /// this waits for the end of the scan.
-fn resolve_connections(out: &mut ScanResult) {
+pub(crate) fn resolve_connections(out: &mut ScanResult) {
     let known = &out.connections;
     let mut unknown = 0u64;
     let mut problems = Vec::new();
@@ -192,10 +374,7 @@ fn resolve_connections(out: &mut ScanResult) {
         let dropped = before - chunk.entries.len();
         if dropped > 0 {
             unknown += dropped as u64;
-            problems.push(crate::linear::undefined_connections(
-                chunk.pos as u64,
-                dropped,
-            ));
+            problems.push(crate::linear::undefined_connections(chunk.pos, dropped));
         }
     }
     out.dropped_messages += unknown;

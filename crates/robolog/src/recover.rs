@@ -43,8 +43,8 @@ pub struct RecoverReport {
 /// Recovers the log at `input` into a new file at `output` (written atomically; it may be the
 /// input's own path). A ROS 2 bag (a directory or a `.db3`) is recovered into a new bag
 /// directory at `output`: see [`robolog_rosbag2::recover`] (feature `rosbag2`). Another file
-/// is read into memory whole (a caller that can promise the file stays as it is may pass
-/// [`recover`] a memory map instead: `robolog::Input::map`).
+/// is read as [`recover_input`] reads it: an MCAP file or a bag once, front to back, through a
+/// window; a BDDF file into memory whole.
 pub fn recover_file(input: impl AsRef<Path>, output: impl AsRef<Path>) -> Result<RecoverReport> {
     let input = input.as_ref();
     if crate::sniff::is_rosbag2_path(input)? {
@@ -52,8 +52,8 @@ pub fn recover_file(input: impl AsRef<Path>, output: impl AsRef<Path>) -> Result
         #[cfg(feature = "rosbag2")]
         return recover_rosbag2(input, output.as_ref());
     }
-    let data = robolog_framing::read_file(input)?;
-    let (report, _) = recover(&data, Output::file(output)?)?;
+    let input = Input::open(input)?;
+    let (report, _) = recover_input(&input, Output::file(output)?)?;
     Ok(report)
 }
 
@@ -71,7 +71,9 @@ pub fn recover(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished
     format.require_enabled()?;
     match format {
         #[cfg(feature = "rosbag")]
-        Format::Bag => recover_bag(input, output),
+        Format::Bag => recover_bag(output, |output, options| {
+            robolog_rosbag::reindex(input, output, options)
+        }),
         #[cfg(feature = "mcap")]
         Format::Mcap => recover_mcap(input, output),
         #[cfg(feature = "bddf")]
@@ -85,11 +87,12 @@ pub fn recover(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished
 }
 
 /// [`recover`] of an input read by position that is not in memory (a remote object, a file
-/// read with positional reads). An MCAP file is read once, front to back, as it streams in,
-/// through a window that holds the record being recovered and what recovery looks ahead at,
-/// never the whole file ([`robolog_mcap::recover_input`]); the output is the one [`recover`]
-/// writes of the same bytes. A bag or a BDDF file is read into memory whole first (their
-/// recoveries read the file twice). An input in memory is recovered in place.
+/// read with positional reads). An MCAP file or a bag is read once, front to back, as it
+/// streams in, through a window that holds the record being recovered and what recovery looks
+/// ahead at, never the whole file ([`robolog_mcap::recover_input`],
+/// [`robolog_rosbag::reindex_input`]); the output is the one [`recover`] writes of the same
+/// bytes. A BDDF file is read into memory whole first (its recovery reads the file twice). An
+/// input in memory is recovered in place.
 pub fn recover_input(input: &Input, output: Output) -> Result<(RecoverReport, Finished)> {
     if let Some(bytes) = input.in_memory() {
         return recover(bytes, output);
@@ -104,13 +107,19 @@ pub fn recover_input(input: &Input, output: Output) -> Result<(RecoverReport, Fi
             robolog_mcap::recover_input(input, output, opts, limits)
         });
     }
+    #[cfg(feature = "rosbag")]
+    if format == Format::Bag {
+        return recover_bag(output, |output, options| {
+            robolog_rosbag::reindex_input(input, output, options)
+        });
+    }
     recover(&input.read_all().map_err(read(0))?, output)
 }
 
-/// [`recover`] of a stream read front to back (standard input, a pipe). An MCAP file is
-/// recovered as it arrives, through a window ([`robolog_mcap::recover_stream`]): memory grows
-/// with its largest record, not with the stream. A bag or a BDDF file is read into memory
-/// whole first.
+/// [`recover`] of a stream read front to back (standard input, a pipe). An MCAP file or a bag
+/// is recovered as it arrives, through a window ([`robolog_mcap::recover_stream`],
+/// [`robolog_rosbag::reindex_stream`]): memory grows with its largest record, not with the
+/// stream. A BDDF file is read into memory whole first.
 pub fn recover_reader(reader: impl Read, output: Output) -> Result<(RecoverReport, Finished)> {
     let mut reader = reader;
     let mut head = Vec::new();
@@ -127,6 +136,13 @@ pub fn recover_reader(reader: impl Read, output: Output) -> Result<(RecoverRepor
             robolog_mcap::recover_stream(stream, output, opts, limits)
         });
     }
+    #[cfg(feature = "rosbag")]
+    if format == Format::Bag {
+        let stream = std::io::Cursor::new(head).chain(reader);
+        return recover_bag(output, |output, options| {
+            robolog_rosbag::reindex_stream(stream, output, options)
+        });
+    }
     reader
         .read_to_end(&mut head)
         .map_err(|source| crate::Error::Read {
@@ -137,15 +153,21 @@ pub fn recover_reader(reader: impl Read, output: Output) -> Result<(RecoverRepor
 }
 
 #[cfg(feature = "rosbag")]
-fn recover_bag(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Finished)> {
-    use robolog_rosbag::{ReindexMode, ReindexOptions, reindex};
+/// Runs a bag's reindex in salvage mode into `output`, and reports it.
+fn recover_bag(
+    mut output: Output,
+    reindex: impl FnOnce(
+        &mut Output,
+        &robolog_rosbag::ReindexOptions,
+    ) -> robolog_rosbag::Result<robolog_rosbag::ReindexReport>,
+) -> Result<(RecoverReport, Finished)> {
+    use robolog_rosbag::{ReindexMode, ReindexOptions};
     if !output.is_seekable() {
         return Err(crate::Error::Output(
             "a recovered bag cannot be written to a stream; write to a file".into(),
         ));
     }
     let r = reindex(
-        input,
         &mut output,
         &ReindexOptions::new().mode(ReindexMode::Salvage),
     )?;

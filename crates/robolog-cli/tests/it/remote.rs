@@ -682,14 +682,36 @@ fn recovered(input: &str, out: &Path, stdin: Option<&[u8]>) -> (i32, serde_json:
     (run.code, report, std::fs::read(out).unwrap())
 }
 
+/// Damaged bags: a killed recording (unindexed, its last chunk cut), an unindexed one, a 1.2
+/// bag, and one with flipped bytes in an LZ4 chunk (salvage keeps what decodes, then goes on).
+fn damaged_bags() -> Vec<(String, Vec<u8>)> {
+    let read =
+        |name: &str| robolog_testkit::testdata::read(format!("bags/generated/ros_comm/{name}"));
+    let mut files: Vec<(String, Vec<u8>)> =
+        ["v20_killed.bag", "v20_unindexed.bag", "v12_unindexed.bag"]
+            .iter()
+            .map(|name| (name.to_string(), read(name)))
+            .collect();
+    let mut data = read("ref_lz4.bag");
+    let bag = robolog::rosbag::Bag::open(data.clone()).unwrap();
+    let chunk = bag.chunks().nth(2).unwrap().position as usize;
+    for b in &mut data[chunk + 300..chunk + 340] {
+        *b ^= 0x5A;
+    }
+    files.push(("flipped-lz4.bag".to_owned(), data));
+    files
+}
+
 #[test]
 fn recover_of_a_url_or_a_pipe_streams_the_input_and_writes_what_the_file_gives() {
     let dir = tempfile::tempdir().unwrap();
     let Some(nginx) = Nginx::start(dir.path()) else {
         return;
     };
-    let out = dir.path().join("out.mcap");
-    for (name, data) in damaged_mcap_files() {
+    for (name, data) in damaged_mcap_files().into_iter().chain(damaged_bags()) {
+        let out = dir
+            .path()
+            .join(format!("out.{}", name.rsplit('.').next().unwrap()));
         let local = nginx.root().join(&name);
         std::fs::write(&local, &data).unwrap();
         let (code, report, bytes) = recovered(local.to_str().unwrap(), &out, None);
@@ -812,6 +834,95 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
     assert_eq!(report["details"]["chunks_partial"], 2, "{report}");
     assert!(
         report["messages_recovered"].as_u64().unwrap() > 1_150,
+        "{report}"
+    );
+}
+
+/// About 80 MB of incompressible messages of 64 KiB in uncompressed chunks, cut inside its
+/// last full chunk (the rest and the index section are lost): what a recorder that lost power leaves.
+fn large_killed_bag(path: &Path) {
+    let mut writer = robolog::rosbag::Writer::new(std::fs::File::create(path).unwrap()).unwrap();
+    let conn = writer
+        .add_connection(
+            "/lidar",
+            "std_msgs/UInt8MultiArray",
+            "82373f1612381bb6ee473b5cd6f5d89c",
+            "",
+        )
+        .unwrap();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut payload = vec![0u8; 64 << 10];
+    for i in 0..1_250u64 {
+        for word in payload.chunks_exact_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            word.copy_from_slice(&state.to_le_bytes());
+        }
+        writer
+            .write(conn, 1_700_000_000_000_000_000 + i * 100_000_000, &payload)
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    let bag = robolog::rosbag::Bag::open(std::fs::read(path).unwrap()).unwrap();
+    // The last full chunk (the one after it holds the last two messages).
+    let chunks: Vec<u64> = bag.chunks().map(|c| c.position).collect();
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.set_len(chunks[chunks.len() - 2] + 300_000).unwrap();
+}
+
+#[test]
+fn recover_of_a_large_bag_url_holds_a_window_of_it_not_the_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("large.bag");
+    large_killed_bag(&local);
+    let size = std::fs::metadata(&local).unwrap().len();
+    assert!(size > 75 << 20, "{size}");
+
+    // What recovering any URL costs: the program, its runtime, its buffers.
+    std::fs::write(
+        nginx.root().join("small.bag"),
+        robolog_testkit::testdata::read("bags/generated/ros_comm/v20_killed.bag"),
+    )
+    .unwrap();
+    let small_out = dir.path().join("small-out.bag");
+    let small_url = nginx.url("small.bag");
+    let Some((_, baseline)) =
+        robolog_peak_memory(["recover", &small_url, small_out.to_str().unwrap()])
+    else {
+        return;
+    };
+
+    let url = nginx.url("large.bag");
+    let from_url = dir.path().join("url.bag");
+    nginx.clear();
+    let Some((code, peak)) = robolog_peak_memory(["recover", &url, from_url.to_str().unwrap()])
+    else {
+        return;
+    };
+    let requests = nginx.requests();
+    assert_eq!(code, 3, "data was lost");
+    let (count, fetched) = totals(&requests);
+    eprintln!(
+        "recover of a {size}-byte bag URL: peak resident memory {peak} bytes ({baseline} for a small one), {count} requests, {fetched} bytes fetched"
+    );
+    // Read once, and never held whole (as for MCAP above).
+    assert_eq!(fetched, size);
+    assert!(
+        peak.saturating_sub(baseline) < 48 << 20,
+        "peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
+    );
+
+    let from_file = dir.path().join("file.bag");
+    let (_, report, bytes) = recovered(local.to_str().unwrap(), &from_file, None);
+    assert!(std::fs::read(&from_url).unwrap() == bytes);
+    // The complete chunks, and the complete messages of the cut one.
+    assert_eq!(report["details"]["salvaged_messages"], 4, "{report}");
+    assert!(
+        report["messages_recovered"].as_u64().unwrap() > 1_230,
         "{report}"
     );
 }

@@ -8,7 +8,7 @@ use std::io::Cursor;
 use proptest::prelude::*;
 use robolog_rosbag::{
     Bag, Bytes, OpenOptions, Order, ReindexMode, ReindexOptions, StreamOptions, StreamReader,
-    reindex,
+    reindex, reindex_stream,
 };
 use robolog_testkit::alloc::Peak;
 use robolog_testkit::hostile::{HOSTILE_CHUNK_LIMIT, HOSTILE_PEAK_BOUND};
@@ -65,6 +65,7 @@ fn exercise(data: &[u8]) -> Result<(), TestCaseError> {
         Cursor::new(Vec::new()),
         &options,
     );
+    let _ = reindex_stream(data, Cursor::new(Vec::new()), &options);
     // 64 MiB: every bag here is under 64 KiB and chunks are limited to 16 MiB.
     Peak::new(&ALLOCATOR, HOSTILE_PEAK_BOUND)
         .check("after hostile input")

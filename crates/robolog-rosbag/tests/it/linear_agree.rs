@@ -9,6 +9,7 @@ use std::io::Cursor;
 use robolog_rosbag::{
     Bag, Bytes, ChunkCompression, OpenOptions, Order, Position, Problem, ProblemKind, ReindexMode,
     ReindexOptions, Severity, StreamOptions, StreamReader, WriteOptions, Writer, reindex,
+    reindex_stream,
 };
 
 /// The record and chunk limit both readers are given.
@@ -105,13 +106,14 @@ fn by_scan(bytes: &[u8], leading: usize) -> Read {
     let reindex_options = ReindexOptions::new()
         .mode(ReindexMode::Salvage)
         .max_chunk_size(LIMIT);
-    let report = reindex(
-        &Bytes::copy_from_slice(bytes),
-        Cursor::new(Vec::new()),
-        &reindex_options,
-    )
-    .unwrap();
+    let mut out = Cursor::new(Vec::new());
+    let report = reindex(&Bytes::copy_from_slice(bytes), &mut out, &reindex_options).unwrap();
     assert_eq!(bag.problems()[leading..], report.problems[..]);
+    // Reindexed from a stream, through a window: the same bag and the same report.
+    let mut streamed = Cursor::new(Vec::new());
+    let stream_report = reindex_stream(bytes, &mut streamed, &reindex_options).unwrap();
+    assert_eq!(stream_report, report);
+    assert!(streamed.get_ref() == out.get_ref());
     Read {
         messages,
         problems: report.problems,

@@ -4,8 +4,8 @@
 use std::io::Cursor;
 
 use robolog_rosbag::{
-    Bag, ChunkCompression, IndexStatus, Order, ReindexMode, ReindexOptions, WriteOptions, Writer,
-    reindex,
+    Bag, ChunkCompression, IndexStatus, Input, Order, ProblemKind, ReindexMode, ReindexOptions,
+    ReindexReport, WriteOptions, Writer, reindex_input, reindex_stream,
 };
 use robolog_testkit::testdata;
 
@@ -27,6 +27,45 @@ fn contents(bag: &Bag) -> Vec<(u32, u64, Vec<u8>)> {
             (m.conn, m.time_ns, m.data.to_vec())
         })
         .collect()
+}
+
+/// Reindexes `bag` three ways, which must agree byte for byte and report alike: in memory
+/// ([`robolog_rosbag::reindex`]), read by position from a file that is not in memory
+/// ([`reindex_input`]), and streamed from a reader that gives a few bytes at a time
+/// ([`reindex_stream`]).
+fn reindex(
+    bag: &robolog_rosbag::Bytes,
+    out: &mut Cursor<Vec<u8>>,
+    options: &ReindexOptions,
+) -> robolog_rosbag::Result<ReindexReport> {
+    let report = robolog_rosbag::reindex(bag, &mut *out, options)?;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.bag");
+    std::fs::write(&path, bag).unwrap();
+    let input = Input::open(&path).unwrap();
+    assert!(input.in_memory().is_none());
+    let mut by_position = Cursor::new(Vec::new());
+    let positional = reindex_input(&input, &mut by_position, options).unwrap();
+    assert_eq!(positional, report, "read by position");
+    assert!(by_position.get_ref() == out.get_ref(), "read by position");
+    let mut streamed = Cursor::new(Vec::new());
+    let trickle = Trickle(&bag[..]);
+    let stream = reindex_stream(trickle, &mut streamed, options).unwrap();
+    assert_eq!(stream, report, "streamed");
+    assert!(streamed.get_ref() == out.get_ref(), "streamed");
+    Ok(report)
+}
+
+/// A reader that gives at most 1,000 bytes a call, so that records straddle reads.
+struct Trickle<'a>(&'a [u8]);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(1000).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
 }
 
 /// Rewrites `bag` with our writer: same connections (all fields, in order), same messages in
@@ -279,4 +318,67 @@ fn v12_writer_reproduces_the_v12_test_file() {
     }
     let ours = writer.finish().unwrap().into_inner();
     assert!(ours == reference, "1.2 output differs from v12_indexed.bag");
+}
+
+/// A one-message-per-chunk, unindexed bag on two connections, and where each chunk (with its
+/// index records) starts and ends.
+fn chunk_per_message() -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
+    let options = WriteOptions::new().chunk_threshold(1);
+    let mut writer = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
+    let md5 = "0123456789abcdef0123456789abcdef";
+    let a = writer
+        .add_connection("/a", "std_msgs/Bytes", md5, "")
+        .unwrap();
+    let b = writer
+        .add_connection("/b", "std_msgs/Bytes", md5, "")
+        .unwrap();
+    for (i, conn) in [a, b, b, a].into_iter().enumerate() {
+        writer.write(conn, 10 + i as u64, &[i as u8; 50]).unwrap();
+    }
+    let bag = writer.finish().unwrap().into_inner();
+    let parsed = open(bag.clone());
+    let mut starts: Vec<usize> = parsed.chunks().map(|c| c.position as usize).collect();
+    assert_eq!(starts.len(), 4);
+    let field = b"index_pos=";
+    let at = bag.windows(field.len()).position(|w| w == field).unwrap() + field.len();
+    let index_pos = u64::from_le_bytes(bag[at..at + 8].try_into().unwrap()) as usize;
+    starts.push(index_pos);
+    let chunks = starts.windows(2).map(|w| w[0]..w[1]).collect();
+    let mut bytes = bag;
+    bytes[at..at + 8].fill(0);
+    bytes.truncate(index_pos);
+    (bytes, chunks)
+}
+
+#[test]
+fn a_connection_defined_after_its_messages_keeps_them_and_one_never_defined_drops_them() {
+    let (bag, chunks) = chunk_per_message();
+    let salvage = ReindexOptions::new().mode(ReindexMode::Salvage);
+    // The third chunk (a message on /b, no definition) moved before the second (which
+    // defines /b): a bag is read in file order, so /b's first message comes before /b.
+    let mut swapped = bag[..chunks[1].start].to_vec();
+    swapped.extend_from_slice(&bag[chunks[2].clone()]);
+    swapped.extend_from_slice(&bag[chunks[1].clone()]);
+    swapped.extend_from_slice(&bag[chunks[3].clone()]);
+    let mut out = Cursor::new(Vec::new());
+    let report = reindex(&swapped.into(), &mut out, &salvage).unwrap();
+    assert_eq!((report.chunks, report.messages), (4, 4));
+    assert!(!report.lost_data(), "{report:?}");
+    let times: Vec<u64> = contents(&open(out.into_inner()))
+        .into_iter()
+        .map(|(_, t, _)| t)
+        .collect();
+    assert_eq!(times, [10, 12, 11, 13]);
+
+    // Without the chunk that defines /b, its other message is dropped, and said so.
+    let mut cut = bag[..chunks[1].start].to_vec();
+    cut.extend_from_slice(&bag[chunks[2].start..chunks[3].end]);
+    let mut out = Cursor::new(Vec::new());
+    let report = reindex(&cut.into(), &mut out, &salvage).unwrap();
+    assert_eq!((report.chunks, report.messages), (3, 2));
+    assert_eq!(report.dropped_messages, 1);
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert_eq!(report.problems[0].kind, ProblemKind::Schema);
+    assert_eq!(report.problems[0].offset, Some(chunks[1].start as u64));
+    assert_eq!(open(out.into_inner()).summary().message_count, 2);
 }

@@ -2,8 +2,8 @@
 //! format.
 
 use robolog::{
-    Bytes, Format, Output, ProblemKind, Severity, check, check_bytes, open, open_bytes, recover,
-    recover_file,
+    Bytes, Format, Input, Output, ProblemKind, Severity, check, check_bytes, open, open_bytes,
+    recover, recover_file, recover_input, recover_reader,
 };
 use robolog_testkit::testdata;
 
@@ -225,4 +225,72 @@ fn recovery_in_place() {
     assert_eq!(report.output_bytes, std::fs::metadata(&path).unwrap().len());
     assert_eq!(open(&path).unwrap().summary().unwrap().message_count, 76);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+/// What a recovery gave: its report and output, or its error.
+fn outcome(
+    result: robolog::Result<(robolog::RecoverReport, robolog::Finished)>,
+) -> Result<robolog::RecoverReport, String> {
+    result.map(|(report, _)| report).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_bag_recovers_alike_from_memory_by_position_and_from_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bags: Vec<String> = std::fs::read_dir(testdata::path("bad/rosbag"))
+        .unwrap()
+        .map(|entry| {
+            format!(
+                "bad/rosbag/{}",
+                entry.unwrap().file_name().to_str().unwrap()
+            )
+        })
+        .collect();
+    for name in [
+        "v20_killed",
+        "v20_unindexed",
+        "v12_unindexed",
+        "v12_noheader",
+        "ref_bz2",
+    ] {
+        bags.push(format!("bags/generated/ros_comm/{name}.bag"));
+    }
+    bags.sort();
+    let mut recovered = 0;
+    for name in &bags {
+        let path = testdata::path(name);
+        let data = robolog_framing::read_file(&path).unwrap();
+        let memory = recover(&data, Output::memory());
+        let expected = memory
+            .as_ref()
+            .ok()
+            .and_then(|(_, finished)| finished.data.clone());
+        let memory = outcome(memory);
+
+        let out = dir.path().join("by-position.bag");
+        let input = Input::open(&path).unwrap();
+        assert!(input.in_memory().is_none());
+        let by_position = outcome(recover_input(&input, Output::file(&out).unwrap()));
+        assert_eq!(by_position, memory, "{name}: read by position");
+        if let Some(expected) = &expected {
+            assert!(
+                std::fs::read(&out).unwrap() == *expected,
+                "{name}: read by position"
+            );
+            recovered += 1;
+        }
+
+        let out = dir.path().join("piped.bag");
+        let file = std::fs::File::open(&path).unwrap();
+        let piped = outcome(recover_reader(file, Output::file(&out).unwrap()));
+        assert_eq!(piped, memory, "{name}: piped");
+        if let Some(expected) = &expected {
+            assert!(std::fs::read(&out).unwrap() == *expected, "{name}: piped");
+        }
+    }
+    assert!(
+        recovered >= 20,
+        "{recovered} of {} bags recovered",
+        bags.len()
+    );
 }
