@@ -16,7 +16,7 @@ use crate::format::records::{CHUNK_INFO_HEADER_LEN, Header, parse_header};
 use crate::format::version::{Version, parse_version_line};
 use crate::linear::{IndexEntry, counts_in_order};
 use crate::query::Query;
-use crate::scan::{ScanOptions, scan};
+use crate::scan::{ScanOptions, scan_input};
 use crate::summary::{ChunkHeader, ChunkInfo, CompressionStats, Summary, compression_stats};
 use crate::v12::{V12Message, read_v12};
 
@@ -539,16 +539,14 @@ fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -
             "unindexed bag (index_pos = 0); read by a linear scan",
         ),
     }];
-    // The scan reads the whole file.
-    let file = input.read_all().map_err(io(0))?;
-    let scanned = scan(
-        &file,
+    let scanned = scan_input(
+        &input,
         chunks_start,
         ScanOptions {
             salvage: true,
             cap: options.max_chunk_size,
         },
-    );
+    )?;
     problems.extend(scanned.problems);
     let connections: Vec<Connection> = scanned.connections.into_values().collect();
     let chunks: Vec<ChunkEntry> = scanned
@@ -563,7 +561,6 @@ fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -
                     end_ns: end.to_ns(),
                     message_counts: counts_in_order(&c.entries),
                 },
-                // The scan read the file in memory: its offsets index it.
                 layout: OnceLock::from(Ok(ChunkLayout {
                     compression: c.compression,
                     index_start: c.data.end as usize,
@@ -579,7 +576,7 @@ fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -
         connections.iter().map(|c| c.id),
         chunks.iter().map(|c| &c.info),
     );
-    let chunk_section = chunks_start..file.len();
+    let chunk_section = chunks_start..input.len() as usize;
     Ok(BagData {
         connections,
         chunk_section,

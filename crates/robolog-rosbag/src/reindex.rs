@@ -16,6 +16,7 @@ use crate::format::version::{MAX_LINE, Version, parse_version_line};
 use crate::open::read_file_header;
 use crate::scan::{
     InMemory, ScanInput, ScanOptions, ScanResult, ScannedChunk, resolve_connections, scan_with,
+    window_limit,
 };
 use crate::stream::{StreamOptions, StreamReader};
 use crate::v12::linear;
@@ -194,9 +195,7 @@ fn stream_reindex<R: Read, W: Write + Seek>(
     options: &ReindexOptions,
 ) -> Result<ReindexReport> {
     let cap = options.max_chunk_size.unwrap_or(DEFAULT_MAX_CHUNK) as u64;
-    // A record's head and data are each up to `cap`.
-    let limit = cap.saturating_mul(2).saturating_add(1 << 20);
-    let mut window = StreamWindow::new(reader, len, limit);
+    let mut window = StreamWindow::new(reader, len, window_limit(cap as usize));
     let io = |e| match e {
         WindowError::Io { offset, source } => Error::Read { offset, source },
         other => Error::Read {

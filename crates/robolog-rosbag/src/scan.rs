@@ -14,10 +14,11 @@ use std::convert::Infallible;
 use std::ops::Range;
 
 use robolog_framing::{Bytes, Problem, ProblemKind, StreamWindow, WindowError};
+use robolog_query::Input;
 
 use crate::chunk::ChunkCompression;
 use crate::connection::Connection;
-use crate::error::{Error, RecordKind};
+use crate::error::{Error, RecordKind, Result};
 use crate::format::time::RosTime;
 use crate::linear::{Body, Frame, IndexEntry, Linear, Skip, Tally};
 
@@ -203,6 +204,34 @@ pub(crate) fn scan(file: &Bytes, start: usize, options: ScanOptions) -> ScanResu
     out.chunks = chunks;
     resolve_connections(&mut out);
     out
+}
+
+/// [`scan`] of an input read by position: one in memory is scanned in place, another (a file
+/// read by position, a remote object) streams through a window once, front to back, and is
+/// never held whole. The chunks' records are not kept: readers read them again by position.
+pub(crate) fn scan_input(input: &Input, start: usize, options: ScanOptions) -> Result<ScanResult> {
+    if let Some(file) = input.in_memory() {
+        return Ok(scan(file, start, options));
+    }
+    let len = input.len();
+    let mut window = StreamWindow::new(input.stream(0..len), Some(len), window_limit(options.cap));
+    let mut chunks = Vec::new();
+    let collect = |mut chunk: ScannedChunk, _: &BTreeMap<u32, Connection>| {
+        chunk.record = Bytes::new();
+        chunks.push(chunk);
+        Ok::<(), Error>(())
+    };
+    let (connections, tally) = scan_with(&mut window, start as u64, options, collect)?;
+    let mut out = ScanResult::new(connections, tally);
+    out.chunks = chunks;
+    resolve_connections(&mut out);
+    Ok(out)
+}
+
+/// The most a window over a bag holds: a record's head and its data, each up to the largest
+/// chunk accepted, and a little read ahead.
+pub(crate) fn window_limit(cap: usize) -> u64 {
+    (cap as u64).saturating_mul(2).saturating_add(1 << 20)
 }
 
 /// Bytes viewed at a time when framing records.

@@ -872,7 +872,7 @@ fn large_killed_bag(path: &Path) {
 }
 
 #[test]
-fn recover_of_a_large_bag_url_holds_a_window_of_it_not_the_object() {
+fn recover_and_info_of_a_large_unindexed_bag_url_hold_a_window_of_it_not_the_object() {
     let dir = tempfile::tempdir().unwrap();
     let Some(nginx) = Nginx::start(dir.path()) else {
         return;
@@ -924,6 +924,24 @@ fn recover_of_a_large_bag_url_holds_a_window_of_it_not_the_object() {
     assert!(
         report["messages_recovered"].as_u64().unwrap() > 1_230,
         "{report}"
+    );
+
+    // Without an index, `info` scans the bag: through a window too, not holding the object.
+    let Some((code, peak)) = robolog_peak_memory(["info", &url]) else {
+        return;
+    };
+    assert_eq!(code, 1, "the damage is said in the exit status");
+    assert!(
+        peak.saturating_sub(baseline) < 48 << 20,
+        "info: peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
+    );
+    let remote = robolog(["info", "--json", &url]);
+    let file = robolog(["info", "--json", local.to_str().unwrap()]);
+    assert_eq!(nameless(&remote.stdout), nameless(&file.stdout));
+    assert!(
+        remote.stdout.contains("read by a linear scan"),
+        "{}",
+        remote.stdout
     );
 }
 

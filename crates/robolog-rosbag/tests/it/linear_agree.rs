@@ -7,9 +7,9 @@
 use std::io::Cursor;
 
 use robolog_rosbag::{
-    Bag, Bytes, ChunkCompression, OpenOptions, Order, Position, Problem, ProblemKind, ReindexMode,
-    ReindexOptions, Severity, StreamOptions, StreamReader, WriteOptions, Writer, reindex,
-    reindex_stream,
+    Bag, Bytes, ChunkCompression, Input, OpenOptions, Order, Position, Problem, ProblemKind,
+    ReindexMode, ReindexOptions, Severity, StreamOptions, StreamReader, WriteOptions, Writer,
+    reindex, reindex_stream,
 };
 
 /// The record and chunk limit both readers are given.
@@ -92,17 +92,26 @@ fn unindexed(compression: ChunkCompression) -> Unindexed {
 /// 1.2 bag without a file header has no index to miss.
 fn by_scan(bytes: &[u8], leading: usize) -> Read {
     let options = OpenOptions::new().max_chunk_size(LIMIT);
-    let bag = Bag::open_with(Bytes::copy_from_slice(bytes), options).unwrap();
-    let messages = bag
-        .messages()
-        .order(Order::File)
-        .threads(0)
-        .into_iter()
-        .map(|m| {
-            let m = m.unwrap();
-            (m.conn, m.time_ns, m.data.to_vec(), m.position)
-        })
-        .collect();
+    let in_file_order = |bag: &Bag| -> Vec<_> {
+        bag.messages()
+            .order(Order::File)
+            .threads(0)
+            .into_iter()
+            .map(|m| {
+                let m = m.unwrap();
+                (m.conn, m.time_ns, m.data.to_vec(), m.position)
+            })
+            .collect()
+    };
+    let bag = Bag::open_with(Bytes::copy_from_slice(bytes), options.clone()).unwrap();
+    let messages = in_file_order(&bag);
+    // Opened from a file read by position, the scan streams through a window: the same.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bag.bag");
+    std::fs::write(&path, bytes).unwrap();
+    let by_position = Bag::open_with(Input::open(&path).unwrap(), options).unwrap();
+    assert_eq!(by_position.problems(), bag.problems());
+    assert_eq!(in_file_order(&by_position), messages);
     let reindex_options = ReindexOptions::new()
         .mode(ReindexMode::Salvage)
         .max_chunk_size(LIMIT);
