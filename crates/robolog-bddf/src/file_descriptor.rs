@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::block::{DIGEST_LEN, Located, ParsedBlock, descriptor_name, parse_block};
+use crate::block::{DIGEST_LEN, Located, ParsedBlock, descriptor_name};
 use crate::error::Error;
 use crate::proto::descriptor_block::Descriptor;
 use crate::proto::file_format_descriptor::ChecksumType;
@@ -62,13 +62,6 @@ pub(crate) fn validate(descriptor: &FileFormatDescriptor, offset: u64) -> Result
             num_bytes: descriptor.checksum_num_bytes,
         }),
     }
-}
-
-/// Reads and validates the file descriptor block of `file` (which starts with the magic).
-pub(crate) fn read_file_descriptor(
-    file: &[u8],
-) -> Result<(FileFormatDescriptor, Checksum, Located), Error> {
-    file_descriptor_of(parse_block(file, FILE_DESCRIPTOR_OFFSET, 0)?)
 }
 
 /// Validates the block parsed at the file descriptor's offset as one.

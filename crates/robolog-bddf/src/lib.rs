@@ -78,7 +78,7 @@ pub use error::{Error, PodError, Sha1Digest};
 pub use identifier::{identifier_hash, series_identifier};
 pub use pod::{PodElement, PodSamples, PodValues, SampleShape, element_size};
 pub use reader::{BddfReader, Blocks, ChecksumCheck, IndexEntry, IndexSource, ReadOptions};
-pub use recover::{RecoverReport, recover, recover_file};
+pub use recover::{RecoverReport, recover, recover_file, recover_input, recover_stream};
 pub use robolog_framing::Bytes;
 pub use robolog_framing::{Problem, ProblemKind, Severity};
 pub use robolog_query::Input;

@@ -1,19 +1,21 @@
 //! Recovery: rewrite a cut or damaged file as a valid one with every complete block.
 
-use std::io::{BufWriter, Write};
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, Problem, ProblemKind, read_file};
+use robolog_framing::{AtomicFile, Problem, ProblemKind, StreamWindow};
+use robolog_query::Input;
 use sha1::{Digest, Sha1};
 
-use crate::block::{HEADER_LEN, ParsedBlock, parse_block};
+use crate::block::{HEADER_LEN, START_MAGIC};
 use crate::block_writer::{BlockWriter, SeriesIndexBuilder};
 use crate::error::Error;
-use crate::file_descriptor::{Checksum, FILE_DESCRIPTOR_OFFSET, new_file_descriptor};
+use crate::file_descriptor::{Checksum, new_file_descriptor};
 use crate::proto::descriptor_block::Descriptor;
 use crate::proto::series_block_index::BlockEntry;
 use crate::proto::{DataDescriptor, DescriptorBlock};
-use crate::scan::{SkipReason, scan};
+use crate::scan::{BlockSource, InMemory, MAX_STREAMED_BLOCK, SkipReason, Visit, walk};
 use crate::time::timestamp_from_nanos;
 
 /// What [`recover`] did.
@@ -79,15 +81,176 @@ pub struct RecoverReport {
 /// # Ok(()) }
 /// ```
 pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
-    let scan = scan(input)?;
-    let input_len = input.len() as u64;
-    let mut out = BlockWriter::new(out)?;
+    recover_from(&mut InMemory(input), out)
+}
 
-    let (checksum, file_descriptor_rebuilt) = match &scan.file_descriptor {
-        Some((_, checksum, end)) => {
-            out.write_raw(&input[FILE_DESCRIPTOR_OFFSET as usize..*end as usize])?;
-            (*checksum, false)
+/// [`recover`] of a file read by position that is not in memory (a remote object, a file
+/// read with positional reads): read once, front to back, as it streams in, through a window
+/// that holds the block being copied, never the whole file ([`recover_stream`]). An input in
+/// memory is recovered in place.
+pub fn recover_input<W: Write>(input: &Input, out: W) -> Result<RecoverReport, Error> {
+    if let Some(bytes) = input.in_memory() {
+        return recover(bytes, out);
+    }
+    let len = input.len();
+    let mut window = StreamWindow::new(input.stream(0..len), Some(len), WINDOW_LIMIT);
+    recover_from(&mut window, out)
+}
+
+/// [`recover`] of a file read front to back from `reader` (a pipe, standard input): memory
+/// grows with the largest block, not with the file. The output is the one [`recover`] writes
+/// of the same bytes, with one exception: a block larger than [`DEFAULT_MAX_BLOCK_SIZE`]
+/// ends the walk where it starts (as damage would), where [`recover`] copies it.
+///
+/// [`DEFAULT_MAX_BLOCK_SIZE`]: crate::DEFAULT_MAX_BLOCK_SIZE
+///
+/// ```
+/// # fn main() -> Result<(), robolog_bddf::Error> {
+/// use robolog_bddf::{BddfWriter, recover_stream, series_identifier, proto::MessageTypeDescriptor};
+/// let mut writer = BddfWriter::new(Vec::new())?;
+/// let id = series_identifier("bosdyn:channel", [("bosdyn:channel", "log")]);
+/// let text = MessageTypeDescriptor { content_type: "text/plain".into(), ..Default::default() };
+/// let series = writer.add_message_series(id, text, Default::default())?;
+/// writer.write_message(series, 1, b"one")?;
+/// writer.write_message(series, 2, b"two")?;
+/// let file = writer.finish()?;
+///
+/// // A download that stopped 3 bytes into the index, read from a pipe.
+/// let mut rescued = Vec::new();
+/// let report = recover_stream(&file[..file.len() - 60], &mut rescued)?;
+/// assert_eq!(report.data_blocks_recovered, 2);
+/// assert_eq!(rescued, file);
+/// # Ok(()) }
+/// ```
+pub fn recover_stream<R: Read, W: Write>(reader: R, out: W) -> Result<RecoverReport, Error> {
+    let mut window = StreamWindow::new(reader, None, WINDOW_LIMIT);
+    recover_from(&mut window, out)
+}
+
+/// The most a window over a stream holds: the largest block, and some read ahead.
+const WINDOW_LIMIT: u64 = MAX_STREAMED_BLOCK + (1 << 20);
+
+/// What recovery writes as the walk reaches each block.
+struct Rebuild<W: Write> {
+    out: BlockWriter<W>,
+    /// Series in the order their descriptors are written, which is their new index.
+    index: Vec<SeriesIndexBuilder>,
+    /// New series indexes by old.
+    renumber: BTreeMap<u32, u32>,
+    /// SHA-1 of the input up to the trailer's digest, for a file that declares SHA-1.
+    input_sha: Option<Sha1>,
+    payload_bytes: u64,
+}
+
+impl<W: Write> Rebuild<W> {
+    fn hash(&mut self, bytes: &[u8]) {
+        if let Some(sha) = &mut self.input_sha {
+            sha.update(bytes);
         }
+    }
+
+    fn visit(&mut self, visit: Visit<'_>) -> Result<(), Error> {
+        match visit {
+            Visit::FileDescriptor(checksum, bytes) => {
+                if checksum == Checksum::Sha1 {
+                    self.input_sha = Some(Sha1::new_with_prefix(START_MAGIC));
+                }
+                self.hash(bytes);
+                self.out.write_raw(bytes)?;
+            }
+            // Series indexes must run 0, 1, 2, … in the order their descriptors are written,
+            // because the rebuilt index lists series by position. Writers register series in
+            // that order, so indexes change only when descriptors were lost or damaged.
+            Visit::Series(series, bytes) => {
+                self.hash(bytes);
+                let old_index = series.descriptor.series_index;
+                let new_index = self.index.len() as u32;
+                self.renumber.insert(old_index, new_index);
+                let descriptor_offset = if new_index == old_index {
+                    self.out.write_raw(bytes)?
+                } else {
+                    let mut descriptor = series.descriptor.clone();
+                    descriptor.series_index = new_index;
+                    self.out.write_descriptor(&DescriptorBlock {
+                        descriptor: Some(Descriptor::SeriesDescriptor(descriptor)),
+                    })?
+                };
+                self.index.push(SeriesIndexBuilder {
+                    identifier: series
+                        .descriptor
+                        .series_identifier
+                        .clone()
+                        .unwrap_or_default(),
+                    identifier_hash: series.descriptor.identifier_hash,
+                    descriptor_offset,
+                    entries: Vec::new(),
+                    total_bytes: 0,
+                });
+            }
+            Visit::Data {
+                block,
+                descriptor,
+                payload,
+                bytes,
+            } => {
+                self.hash(bytes);
+                // The walk shows only blocks of declared series, which all have a new index.
+                let Some(&new_index) = self.renumber.get(&block.series_index) else {
+                    return Ok(());
+                };
+                let file_offset = if new_index == block.series_index {
+                    self.out.write_raw(bytes)?
+                } else {
+                    let descriptor = DataDescriptor {
+                        series_index: new_index,
+                        ..descriptor.clone()
+                    };
+                    self.out.write_data(&descriptor, payload)?
+                };
+                if let Some(series) = self.index.get_mut(new_index as usize) {
+                    series.entries.push(BlockEntry {
+                        timestamp: Some(timestamp_from_nanos(block.timestamp_ns)),
+                        file_offset,
+                        additional_indexes: block.additional_indexes.clone(),
+                    });
+                    series.total_bytes += block.payload_len;
+                }
+                self.payload_bytes += block.payload_len;
+            }
+            Visit::Skipped(bytes) => self.hash(bytes),
+            // The digest covers the trailer's header and index offset.
+            Visit::End(bytes) => self.hash(&bytes[..bytes.len().min(HEADER_LEN as usize + 8)]),
+        }
+        Ok(())
+    }
+}
+
+/// Recovers what `source` holds into `out`.
+fn recover_from<S: BlockSource, W: Write>(source: &mut S, out: W) -> Result<RecoverReport, Error> {
+    let magic = source.head(4)?;
+    if magic != START_MAGIC {
+        return Err(Error::NotBddf {
+            found: magic.to_vec(),
+        });
+    }
+    let mut rebuild = Rebuild {
+        out: BlockWriter::new(out)?,
+        index: Vec::new(),
+        renumber: BTreeMap::new(),
+        input_sha: None,
+        payload_bytes: 0,
+    };
+    let scan = walk(source, |visit| rebuild.visit(visit))?;
+    let input_len = source.len()?;
+    let Rebuild {
+        mut out,
+        index,
+        renumber,
+        input_sha,
+        payload_bytes,
+    } = rebuild;
+    let (checksum, file_descriptor_rebuilt) = match &scan.file_descriptor {
+        Some((_, checksum, _)) => (*checksum, false),
         None => match &scan.stop {
             Some(e) if e.is_truncation() => {
                 out.write_descriptor(&DescriptorBlock {
@@ -105,86 +268,7 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
             }
         },
     };
-
-    // Series indexes must run 0, 1, 2, … in the order their descriptors are written, because the
-    // rebuilt index lists series by position. Writers register series in that order, so indexes
-    // change only when descriptors were lost or damaged.
-    let mut series_by_offset: Vec<_> = scan.series.values().collect();
-    series_by_offset.sort_by_key(|s| s.offset);
-    let renumber: std::collections::BTreeMap<u32, u32> = series_by_offset
-        .iter()
-        .map(|s| s.descriptor.series_index)
-        .zip(0u32..)
-        .collect();
     let series_renumbered = renumber.iter().any(|(old, new)| old != new);
-
-    let mut index: Vec<SeriesIndexBuilder> = Vec::with_capacity(scan.series.len());
-    let mut pending_series = series_by_offset.into_iter().peekable();
-    let mut payload_bytes = 0u64;
-
-    let mut write_series_before =
-        |out: &mut BlockWriter<W>, offset: u64, index: &mut Vec<SeriesIndexBuilder>| {
-            while let Some(s) = pending_series.next_if(|s| s.offset < offset) {
-                let Some(&new_index) = renumber.get(&s.descriptor.series_index) else {
-                    continue;
-                };
-                let descriptor_offset = if new_index == s.descriptor.series_index {
-                    out.write_raw(&input[s.offset as usize..s.end as usize])?
-                } else {
-                    let mut descriptor = s.descriptor.clone();
-                    descriptor.series_index = new_index;
-                    out.write_descriptor(&DescriptorBlock {
-                        descriptor: Some(Descriptor::SeriesDescriptor(descriptor)),
-                    })?
-                };
-                index.push(SeriesIndexBuilder {
-                    identifier: s.descriptor.series_identifier.clone().unwrap_or_default(),
-                    identifier_hash: s.descriptor.identifier_hash,
-                    descriptor_offset,
-                    entries: Vec::new(),
-                    total_bytes: 0,
-                });
-            }
-            Ok::<(), Error>(())
-        };
-
-    for block in &scan.blocks {
-        write_series_before(&mut out, block.offset, &mut index)?;
-        // The scan keeps only blocks of declared series, which all have a new index.
-        let Some(&new_index) = renumber.get(&block.series_index) else {
-            continue;
-        };
-        let file_offset = if new_index == block.series_index {
-            out.write_raw(&input[block.offset as usize..block.end as usize])?
-        } else {
-            let located = parse_block(input, block.offset, 0)?;
-            let ParsedBlock::Data {
-                descriptor,
-                payload,
-            } = located.block
-            else {
-                continue;
-            };
-            out.write_data(
-                &DataDescriptor {
-                    series_index: new_index,
-                    ..descriptor
-                },
-                &input[payload],
-            )?
-        };
-        // Series indexes are dense after renumbering, so the position is the new index.
-        if let Some(series) = index.get_mut(new_index as usize) {
-            series.entries.push(BlockEntry {
-                timestamp: Some(timestamp_from_nanos(block.timestamp_ns)),
-                file_offset,
-                additional_indexes: block.additional_indexes.clone(),
-            });
-            series.total_bytes += block.payload_len;
-        }
-        payload_bytes += block.payload_len;
-    }
-    write_series_before(&mut out, u64::MAX, &mut index)?;
 
     let series_recovered = index.len();
     let (_, output_len) = out.finish(index, checksum)?;
@@ -207,11 +291,8 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
         .filter(|s| s.reason != SkipReason::IndexBlock)
         .map(|s| s.len)
         .sum();
-    let input_checksum_ok = match (&scan.trailer, checksum) {
-        (Some(trailer), Checksum::Sha1) => {
-            let covered = &input[..(trailer.offset + HEADER_LEN + 8) as usize];
-            Some(Sha1::digest(covered).as_slice() == trailer.digest.0)
-        }
+    let input_checksum_ok = match (&scan.trailer, input_sha) {
+        (Some(trailer), Some(sha)) => Some(sha.finalize().as_slice() == trailer.digest.0),
         _ => None,
     };
     let mut problems = Vec::new();
@@ -248,15 +329,16 @@ pub fn recover<W: Write>(input: &[u8], out: W) -> Result<RecoverReport, Error> {
 }
 
 /// [`recover`] from one file into another. The output appears only when complete (it is
-/// written beside its destination and renamed into place); the input is read into memory.
+/// written beside its destination and renamed into place); the input is read once, through a
+/// window, as [`recover_input`] reads it.
 pub fn recover_file(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
 ) -> Result<RecoverReport, Error> {
-    let data = read_file(input).map_err(|e| Error::io(0, e))?;
+    let input = Input::open(input).map_err(|e| Error::io(0, e))?;
     let file = AtomicFile::create(output).map_err(|e| Error::io(0, e))?;
     let mut out = BufWriter::new(file);
-    let report = recover(&data, &mut out)?;
+    let report = recover_input(&input, &mut out)?;
     let file = out
         .into_inner()
         .map_err(|e| Error::io(report.output_len, e.into_error()))?;

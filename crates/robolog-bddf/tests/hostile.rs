@@ -11,6 +11,7 @@ mod bad_files;
 
 use robolog_bddf::{
     BddfReader, Error, IndexSource, ReadOptions, StreamOptions, StreamReader, recover,
+    recover_stream,
 };
 use robolog_framing::Bytes;
 use robolog_testkit::alloc::{CountingAllocator, Peak, counting_allocator};
@@ -114,8 +115,17 @@ fn streamed(bytes: &[u8]) -> String {
     }
 }
 
+/// What recovery gives, which must be the same recovered in memory and streamed from a pipe
+/// (both write the same file).
 fn recovered(bytes: &[u8]) -> String {
-    match recover(bytes, Vec::new()) {
+    let in_memory = recover(bytes, Vec::new());
+    let mut streamed_out = Vec::new();
+    let streamed = recover_stream(bytes, &mut streamed_out);
+    assert_eq!(format!("{streamed:?}"), format!("{in_memory:?}"));
+    let mut memory_out = Vec::new();
+    let _ = recover(bytes, &mut memory_out);
+    assert!(streamed_out == memory_out);
+    match in_memory {
         Ok(report) => {
             let checksum = match report.input_checksum_ok {
                 Some(false) => ", input checksum wrong",

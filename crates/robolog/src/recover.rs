@@ -43,8 +43,7 @@ pub struct RecoverReport {
 /// Recovers the log at `input` into a new file at `output` (written atomically; it may be the
 /// input's own path). A ROS 2 bag (a directory or a `.db3`) is recovered into a new bag
 /// directory at `output`: see [`robolog_rosbag2::recover`] (feature `rosbag2`). Another file
-/// is read as [`recover_input`] reads it: an MCAP file or a bag once, front to back, through a
-/// window; a BDDF file into memory whole.
+/// is read as [`recover_input`] reads it: once, front to back, through a window.
 pub fn recover_file(input: impl AsRef<Path>, output: impl AsRef<Path>) -> Result<RecoverReport> {
     let input = input.as_ref();
     if crate::sniff::is_rosbag2_path(input)? {
@@ -77,7 +76,7 @@ pub fn recover(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished
         #[cfg(feature = "mcap")]
         Format::Mcap => recover_mcap(input, output),
         #[cfg(feature = "bddf")]
-        Format::Bddf => recover_bddf(input, output),
+        Format::Bddf => recover_bddf(output, |output| robolog_bddf::recover(input, output)),
         Format::Rosbag2 => Err(crate::Error::Usage(
             "a ROS 2 bag is recovered from its path into a new bag directory (recover_file)".into(),
         )),
@@ -87,12 +86,12 @@ pub fn recover(input: &Bytes, output: Output) -> Result<(RecoverReport, Finished
 }
 
 /// [`recover`] of an input read by position that is not in memory (a remote object, a file
-/// read with positional reads). An MCAP file or a bag is read once, front to back, as it
-/// streams in, through a window that holds the record being recovered and what recovery looks
-/// ahead at, never the whole file ([`robolog_mcap::recover_input`],
-/// [`robolog_rosbag::reindex_input`]); the output is the one [`recover`] writes of the same
-/// bytes. A BDDF file is read into memory whole first (its recovery reads the file twice). An
-/// input in memory is recovered in place.
+/// read with positional reads): read once, front to back, as it streams in, through a window
+/// that holds the record being recovered and what recovery looks ahead at, never the whole
+/// file ([`robolog_mcap::recover_input`], [`robolog_rosbag::reindex_input`],
+/// [`robolog_bddf::recover_input`]); the output is the one [`recover`] writes of the same
+/// bytes. An MCAP file in the draft layout is read into memory whole first. An input in memory
+/// is recovered in place.
 pub fn recover_input(input: &Input, output: Output) -> Result<(RecoverReport, Finished)> {
     if let Some(bytes) = input.in_memory() {
         return recover(bytes, output);
@@ -113,13 +112,17 @@ pub fn recover_input(input: &Input, output: Output) -> Result<(RecoverReport, Fi
             robolog_rosbag::reindex_input(input, output, options)
         });
     }
+    #[cfg(feature = "bddf")]
+    if format == Format::Bddf {
+        return recover_bddf(output, |output| robolog_bddf::recover_input(input, output));
+    }
     recover(&input.read_all().map_err(read(0))?, output)
 }
 
-/// [`recover`] of a stream read front to back (standard input, a pipe). An MCAP file or a bag
-/// is recovered as it arrives, through a window ([`robolog_mcap::recover_stream`],
-/// [`robolog_rosbag::reindex_stream`]): memory grows with its largest record, not with the
-/// stream. A BDDF file is read into memory whole first.
+/// [`recover`] of a stream read front to back (standard input, a pipe), recovered as it
+/// arrives through a window ([`robolog_mcap::recover_stream`],
+/// [`robolog_rosbag::reindex_stream`], [`robolog_bddf::recover_stream`]): memory grows with
+/// the largest record, not with the stream.
 pub fn recover_reader(reader: impl Read, output: Output) -> Result<(RecoverReport, Finished)> {
     let mut reader = reader;
     let mut head = Vec::new();
@@ -141,6 +144,13 @@ pub fn recover_reader(reader: impl Read, output: Output) -> Result<(RecoverRepor
         let stream = std::io::Cursor::new(head).chain(reader);
         return recover_bag(output, |output, options| {
             robolog_rosbag::reindex_stream(stream, output, options)
+        });
+    }
+    #[cfg(feature = "bddf")]
+    if format == Format::Bddf {
+        let stream = std::io::Cursor::new(head).chain(reader);
+        return recover_bddf(output, |output| {
+            robolog_bddf::recover_stream(stream, output)
         });
     }
     reader
@@ -241,8 +251,14 @@ fn mcap_report(
 }
 
 #[cfg(feature = "bddf")]
-fn recover_bddf(input: &Bytes, mut output: Output) -> Result<(RecoverReport, Finished)> {
-    let r = robolog_bddf::recover(input, &mut output)?;
+/// Runs a BDDF recovery into `output`, and reports it.
+fn recover_bddf(
+    mut output: Output,
+    recover: impl FnOnce(
+        &mut Output,
+    ) -> std::result::Result<robolog_bddf::RecoverReport, robolog_bddf::Error>,
+) -> Result<(RecoverReport, Finished)> {
+    let r = recover(&mut output)?;
     let finished = output.finish()?;
     let problems = r.problems.clone();
     let details = BTreeMap::from([

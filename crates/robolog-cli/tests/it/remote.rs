@@ -683,8 +683,9 @@ fn recovered(input: &str, out: &Path, stdin: Option<&[u8]>) -> (i32, serde_json:
 }
 
 /// Damaged bags: a killed recording (unindexed, its last chunk cut), an unindexed one, a 1.2
-/// bag, and one with flipped bytes in an LZ4 chunk (salvage keeps what decodes, then goes on).
-fn damaged_bags() -> Vec<(String, Vec<u8>)> {
+/// bag, and one with flipped bytes in an LZ4 chunk (salvage keeps what decodes, then goes on);
+/// and damaged BDDF files.
+fn damaged_bags_and_bddf_files() -> Vec<(String, Vec<u8>)> {
     let read =
         |name: &str| robolog_testkit::testdata::read(format!("bags/generated/ros_comm/{name}"));
     let mut files: Vec<(String, Vec<u8>)> =
@@ -699,6 +700,13 @@ fn damaged_bags() -> Vec<(String, Vec<u8>)> {
         *b ^= 0x5A;
     }
     files.push(("flipped-lz4.bag".to_owned(), data));
+    // And BDDF files: cut inside a block, a flipped bit (the checksum says so).
+    for name in ["sample-truncated.bddf", "sample-bitflip.bddf"] {
+        files.push((
+            name.to_owned(),
+            robolog_testkit::testdata::read(format!("bddf/{name}")),
+        ));
+    }
     files
 }
 
@@ -708,7 +716,10 @@ fn recover_of_a_url_or_a_pipe_streams_the_input_and_writes_what_the_file_gives()
     let Some(nginx) = Nginx::start(dir.path()) else {
         return;
     };
-    for (name, data) in damaged_mcap_files().into_iter().chain(damaged_bags()) {
+    for (name, data) in damaged_mcap_files()
+        .into_iter()
+        .chain(damaged_bags_and_bddf_files())
+    {
         let out = dir
             .path()
             .join(format!("out.{}", name.rsplit('.').next().unwrap()));

@@ -235,29 +235,36 @@ fn outcome(
 }
 
 #[test]
-fn a_bag_recovers_alike_from_memory_by_position_and_from_a_pipe() {
+fn a_log_recovers_alike_from_memory_by_position_and_from_a_pipe() {
     let dir = tempfile::tempdir().unwrap();
-    let mut bags: Vec<String> = std::fs::read_dir(testdata::path("bad/rosbag"))
-        .unwrap()
-        .map(|entry| {
-            format!(
-                "bad/rosbag/{}",
-                entry.unwrap().file_name().to_str().unwrap()
-            )
+    let mut logs: Vec<String> = ["bad/rosbag", "bad/bddf", "bad/mcap"]
+        .iter()
+        .flat_map(|folder| {
+            std::fs::read_dir(testdata::path(folder))
+                .unwrap()
+                .map(move |entry| {
+                    format!("{folder}/{}", entry.unwrap().file_name().to_str().unwrap())
+                })
         })
+        .filter(|name| !name.ends_with(".md"))
         .collect();
     for name in [
-        "v20_killed",
-        "v20_unindexed",
-        "v12_unindexed",
-        "v12_noheader",
-        "ref_bz2",
+        "bags/generated/ros_comm/v20_killed.bag",
+        "bags/generated/ros_comm/v20_unindexed.bag",
+        "bags/generated/ros_comm/v12_unindexed.bag",
+        "bags/generated/ros_comm/v12_noheader.bag",
+        "bags/generated/ros_comm/ref_bz2.bag",
+        "bddf/sample.bddf",
+        "bddf/sample-truncated.bddf",
+        "bddf/sample-bitflip.bddf",
+        "samples/demo-zstd-truncated.mcap",
+        "samples/demo-unchunked.mcap",
     ] {
-        bags.push(format!("bags/generated/ros_comm/{name}.bag"));
+        logs.push(name.to_owned());
     }
-    bags.sort();
+    logs.sort();
     let mut recovered = 0;
-    for name in &bags {
+    for name in &logs {
         let path = testdata::path(name);
         let data = robolog_framing::read_file(&path).unwrap();
         let memory = recover(&data, Output::memory());
@@ -267,7 +274,7 @@ fn a_bag_recovers_alike_from_memory_by_position_and_from_a_pipe() {
             .and_then(|(_, finished)| finished.data.clone());
         let memory = outcome(memory);
 
-        let out = dir.path().join("by-position.bag");
+        let out = dir.path().join("by-position");
         let input = Input::open(&path).unwrap();
         assert!(input.in_memory().is_none());
         let by_position = outcome(recover_input(&input, Output::file(&out).unwrap()));
@@ -280,7 +287,7 @@ fn a_bag_recovers_alike_from_memory_by_position_and_from_a_pipe() {
             recovered += 1;
         }
 
-        let out = dir.path().join("piped.bag");
+        let out = dir.path().join("piped");
         let file = std::fs::File::open(&path).unwrap();
         let piped = outcome(recover_reader(file, Output::file(&out).unwrap()));
         assert_eq!(piped, memory, "{name}: piped");
@@ -289,8 +296,8 @@ fn a_bag_recovers_alike_from_memory_by_position_and_from_a_pipe() {
         }
     }
     assert!(
-        recovered >= 20,
-        "{recovered} of {} bags recovered",
-        bags.len()
+        recovered >= 50,
+        "{recovered} of {} logs recovered",
+        logs.len()
     );
 }
