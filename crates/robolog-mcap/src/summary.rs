@@ -16,6 +16,7 @@ use crate::records::{
     AttachmentIndex, Channel, ChunkIndex, FOOTER_RECORD_LEN, Footer, Header, MAGIC, MetadataIndex,
     RECORD_PREFIX, Record, Schema, Statistics, SummaryOffset, op,
 };
+use crate::window::{Source, Window};
 
 /// Where a [`Summary`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,8 +204,7 @@ pub(crate) fn load(input: &Input, tail: &Tail, verify_crc: bool) -> Result<Summa
     let tail_start = len.saturating_sub(footer_len);
     let footer_tail = tail.get(input, tail_start..len).map_err(io(tail_start))?;
     let scan_all = |end: u64, reason: &str| -> Result<Summary> {
-        let data = input.read_all().map_err(io(0))?;
-        let mut s = scan(&data, usize::try_from(end).unwrap_or(usize::MAX), reason)?;
+        let mut s = scan_input(input, end, reason)?;
         s.header = header.clone().or(s.header);
         Ok(s)
     };
@@ -351,17 +351,41 @@ fn from_summary_section(
 /// attachment and metadata indexes, and the messages outside chunks. Stops quietly at the first
 /// damaged or truncated record: everything before it is usable.
 pub(crate) fn scan(data: &[u8], end: usize, reason: &str) -> Result<Summary> {
+    let data = Bytes::copy_from_slice(&data[..end.min(data.len())]);
+    let end = data.len() as u64;
+    scan_source(&mut Source::Slice(data), end, reason)
+}
+
+/// [`scan`] of the first `end` bytes of `input`: in place when it is in memory, otherwise
+/// read once, front to back, through a window that holds a record at a time (a remote object
+/// is never held whole).
+pub(crate) fn scan_input(input: &Input, end: u64, reason: &str) -> Result<Summary> {
+    if let Some(data) = input.in_memory() {
+        let end = usize::try_from(end).unwrap_or(usize::MAX).min(data.len());
+        return scan_source(&mut Source::Slice(data.slice(..end)), end as u64, reason);
+    }
+    let end = end.min(input.len());
+    let window = Window::new(input.stream(0..end), Some(end), DEFAULT_CHUNK_LIMIT);
+    scan_source(&mut Source::Stream(window), end, reason)
+}
+
+/// [`scan`] of `source`, which ends at `end`.
+fn scan_source(source: &mut Source<'_>, end: u64, reason: &str) -> Result<Summary> {
     let mut summary = Summary::empty(SummarySource::Scan);
     summary.scan_reason = Some(reason.to_owned());
-    let data = &data[..end.min(data.len())];
-    let mut pos = MAGIC.len();
+    let mut pos = MAGIC.len() as u64;
     let mut decompressor = Decompressor::new();
     let mut buffer = Vec::new();
     let mut last_chunk: Option<usize> = None;
-    while let Ok(Some((opcode, start, end))) = frame_at(data, pos) {
-        let offset = pos as u64;
-        pos = end;
-        let content = &data[start..end];
+    while pos < end {
+        source.release(pos);
+        let Ok(Some((opcode, start, record_end))) = source.frame_at(pos)? else {
+            break;
+        };
+        let offset = pos;
+        pos = record_end;
+        let content = source.bytes(start, record_end)?;
+        let content = &content[..];
         if opcode == op::MESSAGE_INDEX {
             if let Some(i) = last_chunk
                 && let Some(index) = summary.chunk_indexes.get_mut(i)

@@ -182,3 +182,65 @@ fn a_query_announces_the_chunks_it_reads_before_reading_them() {
         assert!(within(read, &expected), "{read:?} was not announced");
     }
 }
+
+/// A file without its summary and footer (a recorder that stopped): 12 chunks of about 1 MiB.
+fn cut_recording() -> Bytes {
+    let opts = WriteOptions::new()
+        .compression(Compression::None)
+        .chunk_size(Some(1 << 20));
+    let mut w = Writer::new(Vec::new(), opts).unwrap();
+    let a = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
+    for i in 0..192u64 {
+        w.write_message(&Message {
+            channel_id: a,
+            sequence: i as u32,
+            log_time: i * 10,
+            publish_time: i * 10,
+            data: &[i as u8; 64 << 10],
+        })
+        .unwrap();
+    }
+    let file = w.finish().unwrap();
+    let reader = McapReader::open(Bytes::from(file.clone())).unwrap();
+    let data_end = reader
+        .summary()
+        .chunk_indexes
+        .last()
+        .map(|c| c.chunk_start_offset + c.chunk_length + c.message_index_length)
+        .unwrap();
+    Bytes::from(file[..data_end as usize].to_vec())
+}
+
+#[test]
+fn a_file_without_a_summary_is_scanned_as_it_streams_in_not_read_whole() {
+    let data = cut_recording();
+    let in_memory = McapReader::open(data.clone()).unwrap();
+    assert!(in_memory.summary().chunk_indexes.len() >= 12);
+    let (source, by_position) = opened(data.clone());
+    // The scan read the file in pieces, never the whole of it at once.
+    let reads = source.reads.lock().unwrap().clone();
+    let largest = reads.iter().map(|r| r.end - r.start).max().unwrap();
+    assert!(
+        largest <= 4 << 20,
+        "a read of {largest} bytes of {}",
+        data.len()
+    );
+    assert_eq!(
+        format!("{:?}", by_position.summary()),
+        format!("{:?}", in_memory.summary())
+    );
+    let messages = |reader: &McapReader| -> Vec<(u64, Vec<u8>)> {
+        reader
+            .messages()
+            .iter()
+            .unwrap()
+            .map(|m| {
+                let m = m.unwrap();
+                (m.log_time, m.data.to_vec())
+            })
+            .collect()
+    };
+    let all = messages(&in_memory);
+    assert_eq!(all.len(), 192);
+    assert!(messages(&by_position) == all);
+}
