@@ -303,7 +303,9 @@ where
                 if consistent && done.chunk.salvaged.is_none() {
                     done.chunk.index = done
                         .index
-                        .filter(|index| index.len() as u64 == end - done.chunk.data.end)
+                        .filter(|index| {
+                            end.checked_sub(done.chunk.data.end) == Some(index.len() as u64)
+                        })
                         .map(Bytes::from);
                 }
                 sink(done.chunk, linear.connections())?;

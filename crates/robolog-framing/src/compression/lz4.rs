@@ -82,21 +82,35 @@ pub(super) fn decompress_partial(
 ) -> Result<(), CodecError> {
     // Every block is at most 4 MiB (block size id 7), and the input bounds the number of blocks,
     // so output beyond 255 times the input would be a lie; that keeps the buffer honest too.
-    let bound = cap.min(max_output(input.len()));
-    out.resize(bound, 0);
-    let mut walker = FrameWalker {
-        input,
-        pos: 0,
-        out: out.as_mut_slice(),
-        written: 0,
-        frames: 0,
-        open: None,
-    };
-    let result = walker.run(false);
-    let written = walker.written;
-    out.truncate(written);
-    result
+    let full = cap.min(max_output(input.len()));
+    // The buffer starts at what such data usually holds and grows (the frames are decoded
+    // again) only when that runs out: zero-filling the 255:1 bound up front would cost the cut
+    // chunk of a killed recorder, a few hundred kilobytes, a hundred megabytes.
+    let mut bound = full.min(input.len().saturating_mul(8).max(PARTIAL_START));
+    loop {
+        out.clear();
+        out.resize(bound, 0);
+        let mut walker = FrameWalker {
+            input,
+            pos: 0,
+            out: out.as_mut_slice(),
+            written: 0,
+            frames: 0,
+            open: None,
+        };
+        let result = walker.run(false);
+        let written = walker.written;
+        if bound < full && matches!(result, Err(CodecError::Overflow { .. })) {
+            bound = bound.saturating_mul(4).min(full);
+            continue;
+        }
+        out.truncate(written);
+        return result;
+    }
 }
+
+/// The room [`decompress_partial`] starts with, at least: the largest block.
+const PARTIAL_START: usize = 4 << 20;
 
 /// The least output worth decoding in halves: below it, handing half to another thread costs
 /// more than it saves.
@@ -650,6 +664,24 @@ impl<'i> FrameWalker<'i, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partial_decode_grows_its_buffer_only_as_the_blocks_need() {
+        // Eight MiB of one byte, about 255:1, cut after three quarters of its frame: the
+        // complete blocks hold more than the buffer starts with.
+        let data = vec![7u8; 8 << 20];
+        let framed = frame(&data, BlockMode::Independent);
+        let cut = &framed[..framed.len() * 3 / 4];
+        let mut out = Vec::new();
+        assert!(decompress_partial(cut, usize::MAX, &mut out).is_err());
+        assert!(out.len() > PARTIAL_START, "{} bytes", out.len());
+        assert_eq!(out.len() % (64 << 10), 0);
+        assert!(out.iter().all(|&b| b == 7));
+        // `cap` still bounds the output: the blocks that fit in it, then the overflow.
+        let mut small = Vec::new();
+        assert!(decompress_partial(cut, 100_000, &mut small).is_err());
+        assert_eq!(small.len(), 65_536);
+    }
 
     fn frame(data: &[u8], mode: BlockMode) -> Bytes {
         let info = FrameInfo::new()
