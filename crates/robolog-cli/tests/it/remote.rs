@@ -783,6 +783,56 @@ fn large_recording(path: &Path) {
     w.finish().unwrap();
 }
 
+/// Recovers the large object `name` in nginx's folder from its URL, beside the small test file
+/// `small` (what recovering any URL costs: the program, its runtime, its buffers), and from
+/// the file on disk. The object must stream in once (its tail and first bytes, fetched when it
+/// was opened, not again) and never sit in memory whole: what is held of it at once (at most
+/// 16 MiB fetched ahead and behind, the piece being read, the recovery's window, with the
+/// allocator's slack) stays well below the 75 MiB and more the object takes; both outputs are
+/// the same. Returns the report and the peak memory of recovering the small file (`None`
+/// where memory cannot be measured).
+fn recover_large_url(
+    nginx: &Nginx,
+    dir: &Path,
+    name: &str,
+    small: &str,
+) -> Option<(serde_json::Value, u64)> {
+    let ext = name.rsplit('.').next().unwrap();
+    let local = nginx.root().join(name);
+    let size = std::fs::metadata(&local).unwrap().len();
+    assert!(size > 75 << 20, "{size}");
+    let small_name = format!("small.{ext}");
+    std::fs::write(
+        nginx.root().join(&small_name),
+        robolog_testkit::testdata::read(small),
+    )
+    .unwrap();
+    let small_out = dir.join(format!("small-out.{ext}"));
+    let small_url = nginx.url(&small_name);
+    let (_, baseline) = robolog_peak_memory(["recover", &small_url, small_out.to_str().unwrap()])?;
+
+    let url = nginx.url(name);
+    let from_url = dir.join(format!("url.{ext}"));
+    nginx.clear();
+    let (code, peak) = robolog_peak_memory(["recover", &url, from_url.to_str().unwrap()])?;
+    let requests = nginx.requests();
+    assert_eq!(code, 3, "data was lost");
+    let (count, fetched) = totals(&requests);
+    eprintln!(
+        "recover of a {size}-byte URL: peak resident memory {peak} bytes ({baseline} for a small one), {count} requests, {fetched} bytes fetched"
+    );
+    assert_eq!(fetched, size);
+    assert!(
+        peak.saturating_sub(baseline) < 48 << 20,
+        "peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
+    );
+
+    let from_file = dir.join(format!("file.{ext}"));
+    let (_, report, bytes) = recovered(local.to_str().unwrap(), &from_file, None);
+    assert!(std::fs::read(&from_url).unwrap() == bytes);
+    Some((report, baseline))
+}
+
 #[test]
 fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
     let dir = tempfile::tempdir().unwrap();
@@ -799,49 +849,11 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
     data[middle + 1..middle + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
     data.truncate(chunks[chunks.len() - 2] + 300_000);
     std::fs::write(&local, &data).unwrap();
-    let size = data.len() as u64;
-    assert!(size > 75 << 20, "{size}");
-
-    // What recovering any URL costs: the program, its runtime, its buffers.
-    std::fs::write(
-        nginx.root().join("small.mcap"),
-        robolog_testkit::testdata::read("samples/demo-zstd.mcap"),
-    )
-    .unwrap();
-    let small_out = dir.path().join("small-out.mcap");
-    let small_url = nginx.url("small.mcap");
-    let Some((_, baseline)) =
-        robolog_peak_memory(["recover", &small_url, small_out.to_str().unwrap()])
+    let Some((report, _)) =
+        recover_large_url(&nginx, dir.path(), "large.mcap", "samples/demo-zstd.mcap")
     else {
         return;
     };
-
-    let url = nginx.url("large.mcap");
-    let from_url = dir.path().join("url.mcap");
-    nginx.clear();
-    let Some((code, peak)) = robolog_peak_memory(["recover", &url, from_url.to_str().unwrap()])
-    else {
-        return;
-    };
-    let requests = nginx.requests();
-    assert_eq!(code, 3, "data was lost");
-    let (count, fetched) = totals(&requests);
-    eprintln!(
-        "recover of a {size}-byte URL: peak resident memory {peak} bytes ({baseline} for a small one), {count} requests, {fetched} bytes fetched"
-    );
-    // The object streamed in once (its tail and first bytes, fetched when it was opened, not
-    // again), and never sat in memory whole: what was held of it at once (at most 16 MiB
-    // fetched ahead and behind, the piece being read, the recovery's window, with the
-    // allocator's slack) stays well below the 78 MiB the object would take.
-    assert_eq!(fetched, size);
-    assert!(
-        peak.saturating_sub(baseline) < 48 << 20,
-        "peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
-    );
-
-    let from_file = dir.path().join("file.mcap");
-    let (_, report, bytes) = recovered(local.to_str().unwrap(), &from_file, None);
-    assert!(std::fs::read(&from_url).unwrap() == bytes);
     assert_eq!(report["details"]["chunks_partial"], 2, "{report}");
     assert!(
         report["messages_recovered"].as_u64().unwrap() > 1_150,
@@ -890,46 +902,14 @@ fn recover_and_info_of_a_large_unindexed_bag_url_hold_a_window_of_it_not_the_obj
     };
     let local = nginx.root().join("large.bag");
     large_killed_bag(&local);
-    let size = std::fs::metadata(&local).unwrap().len();
-    assert!(size > 75 << 20, "{size}");
-
-    // What recovering any URL costs: the program, its runtime, its buffers.
-    std::fs::write(
-        nginx.root().join("small.bag"),
-        robolog_testkit::testdata::read("bags/generated/ros_comm/v20_killed.bag"),
-    )
-    .unwrap();
-    let small_out = dir.path().join("small-out.bag");
-    let small_url = nginx.url("small.bag");
-    let Some((_, baseline)) =
-        robolog_peak_memory(["recover", &small_url, small_out.to_str().unwrap()])
-    else {
+    let Some((report, baseline)) = recover_large_url(
+        &nginx,
+        dir.path(),
+        "large.bag",
+        "bags/generated/ros_comm/v20_killed.bag",
+    ) else {
         return;
     };
-
-    let url = nginx.url("large.bag");
-    let from_url = dir.path().join("url.bag");
-    nginx.clear();
-    let Some((code, peak)) = robolog_peak_memory(["recover", &url, from_url.to_str().unwrap()])
-    else {
-        return;
-    };
-    let requests = nginx.requests();
-    assert_eq!(code, 3, "data was lost");
-    let (count, fetched) = totals(&requests);
-    eprintln!(
-        "recover of a {size}-byte bag URL: peak resident memory {peak} bytes ({baseline} for a small one), {count} requests, {fetched} bytes fetched"
-    );
-    // Read once, and never held whole (as for MCAP above).
-    assert_eq!(fetched, size);
-    assert!(
-        peak.saturating_sub(baseline) < 48 << 20,
-        "peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
-    );
-
-    let from_file = dir.path().join("file.bag");
-    let (_, report, bytes) = recovered(local.to_str().unwrap(), &from_file, None);
-    assert!(std::fs::read(&from_url).unwrap() == bytes);
     // The complete chunks, and the complete messages of the cut one.
     assert_eq!(report["details"]["salvaged_messages"], 4, "{report}");
     assert!(
@@ -938,13 +918,14 @@ fn recover_and_info_of_a_large_unindexed_bag_url_hold_a_window_of_it_not_the_obj
     );
 
     // Without an index, `info` scans the bag: through a window too, not holding the object.
+    let url = nginx.url("large.bag");
     let Some((code, peak)) = robolog_peak_memory(["info", &url]) else {
         return;
     };
     assert_eq!(code, 1, "the damage is said in the exit status");
     assert!(
         peak.saturating_sub(baseline) < 48 << 20,
-        "info: peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
+        "info: peak resident memory {peak} (recovering a small object: {baseline})"
     );
     let remote = robolog(["info", "--json", &url]);
     let file = robolog(["info", "--json", local.to_str().unwrap()]);
