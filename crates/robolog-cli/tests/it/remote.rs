@@ -791,6 +791,7 @@ fn large_recording(path: &Path) {
 /// allocator's slack) stays well below the 75 MiB and more the object takes; both outputs are
 /// the same. Returns the report and the peak memory of recovering the small file (`None`
 /// where memory cannot be measured).
+#[allow(clippy::print_stderr)] // the figures measured, for the test's log
 fn recover_large_url(
     nginx: &Nginx,
     dir: &Path,
