@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufWriter, Read, Seek, Write};
 use std::path::Path;
 
-use robolog_framing::{AtomicFile, Bytes, Problem, StreamWindow, WindowError};
+use robolog_framing::{AtomicFile, Bytes, Problem, StreamWindow};
 use robolog_query::Input;
 
 use crate::connection::Connection;
@@ -16,7 +16,7 @@ use crate::format::version::{MAX_LINE, Version, parse_version_line};
 use crate::open::read_file_header;
 use crate::scan::{
     InMemory, ScanInput, ScanOptions, ScanResult, ScannedChunk, resolve_connections, scan_with,
-    window_limit,
+    window_error, window_limit,
 };
 use crate::stream::{StreamOptions, StreamReader};
 use crate::v12::linear;
@@ -196,14 +196,7 @@ fn stream_reindex<R: Read, W: Write + Seek>(
 ) -> Result<ReindexReport> {
     let cap = options.max_chunk_size.unwrap_or(DEFAULT_MAX_CHUNK) as u64;
     let mut window = StreamWindow::new(reader, len, window_limit(cap as usize));
-    let io = |e| match e {
-        WindowError::Io { offset, source } => Error::Read { offset, source },
-        other => Error::Read {
-            offset: 0,
-            source: std::io::Error::other(other.to_string()),
-        },
-    };
-    let head_end = window.fill(MAX_LINE as u64).map_err(io)?;
+    let head_end = window.fill(MAX_LINE as u64).map_err(window_error)?;
     let (version, line_len) = parse_version_line(window.slice(0, head_end))?;
     if version == Version::V1_2 {
         let head = window.slice(0, head_end).to_vec();
@@ -216,13 +209,13 @@ fn stream_reindex<R: Read, W: Write + Seek>(
     // The file header: its head first, then the whole record.
     let mut end = window
         .fill(line_len as u64 + FILE_HEADER_VIEW)
-        .map_err(io)?;
+        .map_err(window_error)?;
     if let Ok(record) = view_record(window.slice(line_len as u64, end), line_len as u64)
         && !record.is_complete()
     {
         // A longer one than a chunk may be is read up to that, and found cut.
         let whole = line_len as u64 + 8 + record.header.len() as u64 + u64::from(record.data_len);
-        end = window.fill(whole.min(cap)).map_err(io)?;
+        end = window.fill(whole.min(cap)).map_err(window_error)?;
     }
     let (_, start) = read_file_header(window.slice(0, end), line_len)?;
     let copier = ChunkCopier::new(output, options)?;

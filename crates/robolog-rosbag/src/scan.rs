@@ -173,7 +173,8 @@ impl ScanInput for StreamWindow<'_> {
     }
 }
 
-fn window_error(e: WindowError) -> Error {
+/// A window's error as this crate's.
+pub(crate) fn window_error(e: WindowError) -> Error {
     match e {
         WindowError::Io { offset, source } => Error::Read { offset, source },
         WindowError::TooLarge {

@@ -196,7 +196,7 @@ fn cut_recording() -> Bytes {
             sequence: i as u32,
             log_time: i * 10,
             publish_time: i * 10,
-            data: &[i as u8; 64 << 10],
+            data: &vec![i as u8; 64 << 10],
         })
         .unwrap();
     }
