@@ -752,6 +752,21 @@ fn recover_of_a_url_or_a_pipe_streams_the_input_and_writes_what_the_file_gives()
     }
 }
 
+/// Endless 64 KiB payloads of pseudo-random (incompressible) bytes, the same on every run.
+fn random_payloads() -> impl Iterator<Item = Vec<u8>> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    std::iter::repeat_with(move || {
+        let mut payload = vec![0u8; 64 << 10];
+        for word in payload.chunks_exact_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            word.copy_from_slice(&state.to_le_bytes());
+        }
+        payload
+    })
+}
+
 /// About 80 MB of incompressible messages of 64 KiB, in zstd chunks of about 1 MiB.
 fn large_recording(path: &Path) {
     let opts = WriteOptions::new()
@@ -761,15 +776,7 @@ fn large_recording(path: &Path) {
     let channel = w
         .register_channel("/lidar", "raw", 0, BTreeMap::new())
         .unwrap();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut payload = vec![0u8; 64 << 10];
-    for i in 0..1_250u64 {
-        for word in payload.chunks_exact_mut(8) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            word.copy_from_slice(&state.to_le_bytes());
-        }
+    for (i, payload) in (0..1_250u64).zip(random_payloads()) {
         let time = 1_700_000_000_000_000_000 + i * 100_000_000;
         w.write_message(&Message {
             channel_id: channel,
@@ -874,15 +881,7 @@ fn large_killed_bag(path: &Path) {
             "",
         )
         .unwrap();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut payload = vec![0u8; 64 << 10];
-    for i in 0..1_250u64 {
-        for word in payload.chunks_exact_mut(8) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            word.copy_from_slice(&state.to_le_bytes());
-        }
+    for (i, payload) in (0..1_250u64).zip(random_payloads()) {
         writer
             .write(conn, 1_700_000_000_000_000_000 + i * 100_000_000, &payload)
             .unwrap();
