@@ -263,14 +263,7 @@ impl BlockSource for StreamWindow<'_> {
     }
 
     fn len(&mut self) -> Result<u64, Error> {
-        loop {
-            if let Some(len) = self.stream_len() {
-                return Ok(len);
-            }
-            let at = self.start().saturating_add(1 << 20);
-            self.fill(at).map_err(window_error)?;
-            self.release(at);
-        }
+        self.end().map_err(window_error)
     }
 }
 

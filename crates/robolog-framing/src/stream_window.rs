@@ -187,6 +187,15 @@ impl<'r> StreamWindow<'r> {
         }
     }
 
+    /// The stream's length: the one told, or found by reading to its end (what is read on the
+    /// way is not held).
+    pub fn end(&mut self) -> Result<u64, WindowError> {
+        match self.len {
+            Some(len) => Ok(len),
+            None => self.tail(0).map(|(len, _)| len),
+        }
+    }
+
     /// Reads the rest of the stream: its length and its last `n` bytes (or fewer).
     pub fn tail(&mut self, n: u64) -> Result<(u64, Bytes), WindowError> {
         loop {
@@ -237,6 +246,7 @@ mod tests {
             })
         ));
         let (len, tail) = window.tail(10).unwrap();
+        assert_eq!(window.end().unwrap(), 5_000_000);
         assert_eq!(len, 5_000_000);
         assert_eq!(tail[..], data[4_999_990..]);
         assert_eq!(window.stream_len(), Some(5_000_000));

@@ -166,10 +166,7 @@ impl ScanInput for StreamWindow<'_> {
     }
 
     fn len(&mut self) -> Result<u64, Error> {
-        match self.stream_len() {
-            Some(len) => Ok(len),
-            None => self.skip_to(u64::MAX),
-        }
+        self.end().map_err(window_error)
     }
 }
 
