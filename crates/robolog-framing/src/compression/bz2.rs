@@ -4,7 +4,7 @@ use std::io::Write as _;
 
 use bzip2::{Decompress, Status};
 
-use super::{CodecError, Compression};
+use super::{CodecError, Compression, too_large};
 
 /// Output granted at a time while salvaging.
 const SALVAGE_STEP: usize = 1 << 20;
@@ -180,18 +180,20 @@ pub(super) fn decompress_partial(
     let mut d = Decompress::new(false);
     loop {
         if out.len() == out.capacity() {
-            if out.len() >= cap {
-                return Err(CodecError::TooLarge {
-                    expected: out.len() as u64 + 1,
-                    cap: cap as u64,
-                });
-            }
             out.reserve_exact(SALVAGE_STEP.min(cap - out.len()));
         }
         let before = progress(&d);
         let read = d.total_in() as usize;
-        match d.decompress_vec(&input[read..], out).map_err(corrupt)? {
+        // Decoding fills all of the vector's capacity: a reused buffer can hold more than
+        // `cap`, and what it held must not change the outcome.
+        let status = d.decompress_vec(&input[read..], out).map_err(corrupt)?;
+        if out.len() > cap {
+            out.truncate(cap);
+            return Err(too_large(cap));
+        }
+        match status {
             Status::StreamEnd => return Ok(()),
+            _ if out.len() == cap => return Err(too_large(cap)),
             _ if progress(&d) == before => return Err(corrupt("truncated stream")),
             _ => {}
         }

@@ -40,6 +40,14 @@ fn grow_initialised(out: &mut Vec<u8>, len: usize, keep: usize, ceiling: usize) 
     }
 }
 
+/// A salvage reached its cap with more output to come: at least one byte more than `cap`.
+fn too_large(cap: usize) -> CodecError {
+    CodecError::TooLarge {
+        expected: cap as u64 + 1,
+        cap: cap as u64,
+    }
+}
+
 /// How much spare capacity to grant a streaming decoder that has produced `have` of the
 /// `expected` bytes: the rest when it is small, else double what it has (at least 1 MiB, and at
 /// first 8 times the input, a common ratio), so that the allocation follows the data.

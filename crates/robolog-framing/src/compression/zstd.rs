@@ -3,7 +3,7 @@
 
 use zstd::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
 
-use super::{CodecError, Compression};
+use super::{CodecError, Compression, too_large};
 
 /// Output granted at a time while salvaging, so that a lying frame cannot make us allocate the
 /// whole cap up front.
@@ -189,26 +189,28 @@ pub(super) fn decompress_partial(
     let mut src = InBuffer::around(input);
     loop {
         if out.len() == out.capacity() {
-            if out.len() >= cap {
-                return Err(CodecError::TooLarge {
-                    expected: out.len() as u64 + 1,
-                    cap: cap as u64,
-                });
-            }
             out.reserve_exact(SALVAGE_STEP.min(cap - out.len()));
         }
         let before = (src.pos(), out.len());
         let at = out.len();
-        // The output buffer sets the vector's length to what was decoded.
+        // The output buffer sets the vector's length to what was decoded, into all of its
+        // capacity: a reused buffer can hold more than `cap`, and what it held must not
+        // change the outcome.
         let hint = decoder
             .run(&mut src, &mut OutBuffer::around_pos(out, at))
             .map_err(corrupt)?;
+        if out.len() > cap {
+            out.truncate(cap);
+            return Err(too_large(cap));
+        }
+        if src.pos() == input.len() && hint == 0 {
+            return Ok(());
+        }
+        if out.len() == cap {
+            return Err(too_large(cap));
+        }
         if src.pos() == input.len() && out.len() < out.capacity() {
-            return if hint == 0 {
-                Ok(())
-            } else {
-                Err(corrupt("truncated frame"))
-            };
+            return Err(corrupt("truncated frame"));
         }
         if (src.pos(), out.len()) == before {
             return Err(corrupt("no progress"));

@@ -417,6 +417,44 @@ fn salvage_respects_the_cap() {
 }
 
 #[test]
+fn a_salvage_does_not_depend_on_the_buffer_it_is_given() {
+    // A recycled buffer with room to spare must not let a salvage decode past its cap: the
+    // recovery of a chunk whose declared size lies small once kept messages or not depending
+    // on which pooled buffer it was handed.
+    let data = incompressible(300_000);
+    for codec in [
+        Compression::None,
+        Compression::Lz4,
+        Compression::Zstd,
+        Compression::Bz2,
+    ] {
+        let mut c = Vec::new();
+        compress(codec, &data, &mut c).unwrap();
+        for (input, cap) in [
+            (&c[..], 10),
+            (&c[..], 100_000),
+            (&c[..], data.len()),
+            (&c[..], data.len() + 1),
+            (&c[..c.len() * 9 / 10], 50_000),
+            (&c[..c.len() * 9 / 10], CAP),
+        ] {
+            let mut fresh = Vec::new();
+            let expected = Decompressor::new().decompress_partial(codec, input, cap, &mut fresh);
+            assert!(fresh.len() <= cap, "{codec}, cap {cap}: {}", fresh.len());
+            assert!(fresh == data[..fresh.len()], "{codec}, cap {cap}: a prefix");
+            for room in [cap + 1, 1 << 20, 4 << 20] {
+                let mut recycled = Vec::with_capacity(room);
+                recycled.extend_from_slice(b"stale");
+                let salvage =
+                    Decompressor::new().decompress_partial(codec, input, cap, &mut recycled);
+                assert_eq!(salvage, expected, "{codec}, cap {cap}, room {room}");
+                assert!(recycled == fresh, "{codec}, cap {cap}, room {room}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_lying_declared_size_allocates_only_what_the_data_backs() {
     // bzip2 and zstd can expand by a million to one, so no ratio check can refuse a chunk that
     // declares 1 GiB; the output buffer must follow the data instead of the declaration. LZ4
