@@ -98,8 +98,8 @@ pub use records::{
     MessageIndex, Metadata, MetadataIndex, Record, Schema, Statistics, SummaryOffset,
 };
 pub use recover::{
-    CutChunk, RecoverOptions, Report, recover, recover_file, recover_input, recover_stream,
-    recover_with, salvage_cut_chunk,
+    CutChunk, RecoverOptions, Report, cut_chunk_span, recover, recover_file, recover_input,
+    recover_stream, recover_with, salvage_cut_chunk,
 };
 pub use robolog_framing::{Bytes, Compression};
 pub use robolog_framing::{Problem, ProblemKind, Severity};

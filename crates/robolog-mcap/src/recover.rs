@@ -675,24 +675,17 @@ impl<W: Write> Recovery<'_, '_, W> {
     }
 
     /// The end of the bytes handed to [`salvage_cut_chunk`] for the Chunk record at `pos` that
-    /// runs past the end: the rest of a file in memory; of a stream, what its declared
-    /// uncompressed size can be decoded from (no codec here expands data by more than 1/64,
-    /// so the decoder stops before the end of those bytes as it would in the whole file),
-    /// within what the window holds.
+    /// runs past the end: the rest of a file in memory; of a stream, its
+    /// [`cut_chunk_span`], within what the window holds.
     fn salvage_end(&mut self, pos: u64) -> Result<u64> {
         if let Source::Slice(data) = &self.source {
             return Ok(data.len() as u64);
         }
         let fixed = self.source.bytes(pos + 9, pos + 9 + 24)?;
-        let size = fixed
-            .get(16..24)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, u64::from_le_bytes)
-            .min(self.chunk_limit);
-        let bound = size.saturating_add(size / 64).saturating_add(1 << 16);
+        let span = cut_chunk_span(&fixed, self.chunk_limit).unwrap_or(0);
         Ok(pos
             .saturating_add(9)
-            .saturating_add(bound)
+            .saturating_add(span)
             .min(self.source.hold_end()))
     }
 
@@ -1032,6 +1025,26 @@ pub fn salvage_cut_chunk(content: &[u8], limit: u64) -> std::result::Result<CutC
         records,
         error: salvage.error.map(|e| e.to_string()),
     })
+}
+
+/// How many bytes of a cut Chunk record's content (what follows its opcode and length)
+/// [`salvage_cut_chunk`] can use with `limit`, from the first 24 of them (its times and its
+/// declared uncompressed size): the header and the compressed bytes that size can be decoded
+/// from. No codec here expands data by more than 1/64 plus its framing, so the decoder stops
+/// before the end of those bytes as it would in the whole file: a reader of a stream or a
+/// remote file reads no further. `None` when `fixed` is shorter than 24 bytes (the file is
+/// cut inside the header).
+///
+/// ```
+/// let mut fixed = [0u8; 24];
+/// fixed[16..].copy_from_slice(&(1u64 << 20).to_le_bytes());
+/// let span = robolog_mcap::cut_chunk_span(&fixed, u64::MAX).unwrap();
+/// assert!(span > 1 << 20 && span < 2 << 20);
+/// assert_eq!(robolog_mcap::cut_chunk_span(&fixed[..20], u64::MAX), None);
+/// ```
+pub fn cut_chunk_span(fixed: &[u8], limit: u64) -> Option<u64> {
+    let size = u64::from_le_bytes(fixed.get(16..24)?.try_into().ok()?).min(limit);
+    Some(size.saturating_add(size / 64).saturating_add(1 << 16))
 }
 
 /// Bytes the search for a place to resynchronise looks at a time.

@@ -35,6 +35,8 @@ pub(crate) struct LooseMessage {
     pub(crate) channel_id: u16,
     /// File offset of the Message record.
     pub(crate) offset: u64,
+    /// The record's length, opcode and length prefix included.
+    pub(crate) length: u64,
 }
 
 /// The summary of a file.
@@ -62,6 +64,11 @@ pub struct Summary {
     pub source: SummarySource,
     /// Why a scan was needed, when it was (a damaged summary, say).
     pub scan_reason: Option<String>,
+    /// The offset of the record a scan stopped at because it could not frame it (the file ends
+    /// inside it, or its length is corrupt); `None` when nothing stopped the scan. What lies
+    /// from there on is in no index: [`salvage_cut_chunk`](crate::salvage_cut_chunk) saves the
+    /// complete messages of a cut chunk.
+    pub scan_stopped_at: Option<u64>,
     pub(crate) loose_messages: Vec<LooseMessage>,
 }
 
@@ -79,6 +86,7 @@ impl Summary {
             summary_offsets: Vec::new(),
             source,
             scan_reason: None,
+            scan_stopped_at: None,
             loose_messages: Vec::new(),
         }
     }
@@ -379,8 +387,13 @@ fn scan_source(source: &mut Source<'_>, end: u64, reason: &str) -> Result<Summar
     let mut last_chunk: Option<usize> = None;
     while pos < end {
         source.release(pos);
-        let Ok(Some((opcode, start, record_end))) = source.frame_at(pos)? else {
-            break;
+        let (opcode, start, record_end) = match source.frame_at(pos)? {
+            Ok(Some(framed)) => framed,
+            Ok(None) => break,
+            Err(_) => {
+                summary.scan_stopped_at = Some(pos);
+                break;
+            }
         };
         let offset = pos;
         pos = record_end;

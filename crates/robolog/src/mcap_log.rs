@@ -86,51 +86,44 @@ struct CutTail {
     problems: Vec<Problem>,
 }
 
-/// Reads the end of a file without a footer: when its last record is cut off, the complete
-/// messages of a cut chunk are saved (as `recover` does), and the bytes that cannot be read
-/// are reported as an error.
-fn read_cut_tail(data: &Bytes) -> CutTail {
+/// Reads the end of a file without a footer from `cut_at`, where the scan of its records
+/// stopped: when its last record is cut off, the complete messages of a cut chunk are saved
+/// (as `recover` does), and the bytes that cannot be read are reported as an error. Only what
+/// the cut chunk's declared size can be decoded from is read.
+fn read_cut_tail(input: &Input, cut_at: Option<u64>) -> Result<CutTail> {
     use robolog_mcap::parse::RecordSplitter;
     use robolog_mcap::records::op;
 
     let mut tail = CutTail::default();
-    let start = robolog_mcap::records::MAGIC.len().min(data.len());
-    let mut cut_at = None;
-    for raw in RecordSplitter::new(&data[start..], start as u64) {
-        match raw {
-            Ok(raw) if matches!(raw.opcode, op::DATA_END | op::FOOTER) => return tail,
-            Ok(_) => {}
-            Err(e) => {
-                cut_at = e.offset();
-                break;
-            }
-        }
-    }
-    let Some(offset) = cut_at.and_then(|o| usize::try_from(o).ok()) else {
-        return tail;
+    let Some(offset) = cut_at else {
+        return Ok(tail);
     };
-    let lost_bytes = data.len() - offset.min(data.len());
-    let opcode = data.get(offset).copied();
-    if opcode != Some(op::CHUNK) || data.len() < offset + 9 {
+    let lost_bytes = input.len().saturating_sub(offset);
+    let prefix = input.read_up_to(offset, 9 + 24)?;
+    let opcode = prefix.first().copied();
+    if opcode != Some(op::CHUNK) || prefix.len() < 9 {
         let what = opcode.map_or("record", robolog_mcap::records::record_name);
         tail.problems.push(Problem::error(
             ProblemKind::Truncated,
-            Some(offset as u64),
+            Some(offset),
             format!("the file ends inside a {what} record: its last {lost_bytes} bytes are lost"),
         ));
-        return tail;
+        return Ok(tail);
     }
-    let cut = match robolog_mcap::salvage_cut_chunk(&data[offset + 9..], u64::MAX) {
+    // Cut inside its header, the chunk has only the bytes there are.
+    let span = robolog_mcap::cut_chunk_span(&prefix[9..], u64::MAX).unwrap_or(24);
+    let content = input.read_up_to(offset + 9, span)?;
+    let cut = match robolog_mcap::salvage_cut_chunk(&content, u64::MAX) {
         Ok(cut) => cut,
         Err(why) => {
             tail.problems.push(Problem::error(
                 ProblemKind::Truncated,
-                Some(offset as u64),
+                Some(offset),
                 format!(
                     "the file ends inside a chunk ({why}): its last {lost_bytes} bytes are lost"
                 ),
             ));
-            return tail;
+            return Ok(tail);
         }
     };
     let records = Bytes::from(cut.records);
@@ -159,7 +152,7 @@ fn read_cut_tail(data: &Bytes) -> CutTail {
     let saved = tail.messages.len();
     tail.problems.push(Problem::error(
         ProblemKind::Truncated,
-        Some(offset as u64),
+        Some(offset),
         if whole {
             format!(
                 "the file ends inside this chunk, after all its records: {saved} messages read from it, its indexes lost"
@@ -174,7 +167,7 @@ fn read_cut_tail(data: &Bytes) -> CutTail {
     ));
     // Stable: equal log times stay in file order.
     tail.messages.sort_by_key(|m| m.log_time);
-    tail
+    Ok(tail)
 }
 
 impl McapLog {
@@ -189,8 +182,7 @@ impl McapLog {
         let summary = reader.summary();
         let cut = summary.footer.is_none() && !reader.is_draft();
         let tail = if cut {
-            // Cut files are scanned whole anyway.
-            read_cut_tail(&input.read_all()?)
+            read_cut_tail(&input, summary.scan_stopped_at)?
         } else {
             CutTail::default()
         };

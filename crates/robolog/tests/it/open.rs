@@ -741,3 +741,88 @@ fn a_message_on_an_undefined_channel_is_a_typed_data_error() {
         "MCAP: a message on channel 7, which the input does not define"
     );
 }
+
+/// A file held in memory that the reader reads by position only, recording every read.
+#[derive(Debug)]
+struct ReadsRecorded {
+    data: robolog::Bytes,
+    reads: std::sync::Arc<std::sync::Mutex<Vec<std::ops::Range<u64>>>>,
+}
+
+impl robolog::ReadAt for ReadsRecorded {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+    fn read_at(&self, range: std::ops::Range<u64>) -> std::io::Result<robolog::Bytes> {
+        self.reads.lock().unwrap().push(range.clone());
+        Ok(self.data.slice(range.start as usize..range.end as usize))
+    }
+}
+
+#[test]
+fn a_cut_mcap_read_by_position_is_read_once_a_window_at_a_time() {
+    use robolog::mcap::{Compression, Message, WriteOptions, Writer};
+    // Eleven chunks of 1 MB of noise, cut inside the last one: a remote recording whose
+    // recorder was killed.
+    let opts = WriteOptions::new()
+        .compression(Compression::Zstd)
+        .chunk_size(Some(1 << 20));
+    let mut w = Writer::new(Vec::new(), opts).unwrap();
+    let channel = w
+        .register_channel("/noise", "raw", 0, BTreeMap::new())
+        .unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut payload = vec![0u8; 100_000];
+    for i in 0..120u64 {
+        for byte in &mut payload {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            *byte = state as u8;
+        }
+        w.write_message(&Message {
+            channel_id: channel,
+            sequence: i as u32,
+            log_time: i,
+            publish_time: i,
+            data: &payload,
+        })
+        .unwrap();
+    }
+    let whole = w.finish().unwrap();
+    let whole = robolog::Bytes::from(whole);
+    let reader = robolog::mcap::McapReader::open(whole.clone()).unwrap();
+    let chunks = &reader.summary().chunk_indexes;
+    assert_eq!(chunks.len(), 11);
+    let last_chunk = chunks[10].chunk_start_offset as usize;
+    let cut = whole.slice(..last_chunk + 600_000);
+
+    let in_memory = open_bytes(cut.clone()).unwrap();
+    let reads = std::sync::Arc::default();
+    let input = robolog::Input::new(ReadsRecorded {
+        data: cut.clone(),
+        reads: std::sync::Arc::clone(&reads),
+    });
+    let by_position = robolog::OpenOptions::default().open_input(input).unwrap();
+    let messages = |log: &Log| -> Vec<(u64, usize)> {
+        log.messages()
+            .iter()
+            .unwrap()
+            .map(|m| {
+                let m = m.unwrap();
+                (m.log_time_ns, m.data.len())
+            })
+            .collect()
+    };
+    let expected = messages(&in_memory);
+    // Ten intact chunks of eleven messages, and the complete messages of the cut one.
+    assert!((111..120).contains(&expected.len()), "{}", expected.len());
+    assert_eq!(messages(&by_position), expected);
+    assert_eq!(by_position.problems(), in_memory.problems());
+    let reads = reads.lock().unwrap();
+    let largest = reads.iter().map(|r| r.end - r.start).max().unwrap();
+    assert!(largest <= 4 << 20, "a read of {largest} bytes");
+    // Opening scans the file once and reads the cut chunk again; the query reads the chunks.
+    let total: u64 = reads.iter().map(|r| r.end - r.start).sum();
+    assert!(total < 3 * cut.len() as u64, "{total} bytes read");
+}
