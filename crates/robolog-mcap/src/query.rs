@@ -6,16 +6,17 @@ use std::ops::{Bound, RangeBounds};
 use std::sync::Arc;
 
 use robolog_framing::Bytes;
-use robolog_query::{Batch, Messages, Order, Query, Want};
+use robolog_query::{Batch, Input, Messages, Order, Query, Want};
 
 use crate::chunks::{Chunks, MsgRef, message_at};
 use crate::decode::DecodeRules;
-use crate::error::Result;
+use crate::error::{McapError, Result};
 use crate::linear::LinearReader;
 use crate::message::OwnedMessage;
 use crate::options::Layout;
 use crate::reader::McapReader;
 use crate::records::Message;
+use crate::summary::LooseMessage;
 
 /// Which messages a query returns, built with [`McapReader::messages`].
 ///
@@ -87,26 +88,16 @@ impl<'r> MessageQuery<'r> {
             },
             verify_uncompressed: opts.verify_uncompressed_chunks,
         };
+        let loose = &reader.shared.summary.loose_messages;
+        let loose = loose_batch(&reader.shared.input, loose, &want)?;
         let mut query = Query::new(Arc::new(chunks), want)
             .order(self.order)
             .threads(opts.threads)
             .whole_chunks(opts.decode_whole_chunks)
             .cache_limit(opts.cache_limit())
             .buffers(reader.buffers.clone());
-        let loose = &reader.shared.summary.loose_messages;
-        if !loose.is_empty() {
-            // Messages outside chunks (an unchunked file): read from the whole file, which the
-            // scan that found them read already.
-            let file = reader
-                .shared
-                .input
-                .read_all()
-                .map_err(|source| crate::error::McapError::Io { offset: 0, source })?;
-            let entries = loose
-                .iter()
-                .filter_map(|m| message_at(&file, m.offset))
-                .collect();
-            query = query.flat(Batch::flat(file, entries));
+        if let Some(batch) = loose {
+            query = query.flat(batch);
         }
         Ok(MessageIter {
             inner: Inner::Indexed(Box::new(query.run())),
@@ -275,4 +266,43 @@ fn draft_iter(reader: &McapReader, all: &Bytes, want: &Want, order: Order) -> Me
 }
 
 // The message type a query lists per wanted message stays small.
+/// The wanted messages outside chunks (an unchunked file), read with the one span of the file
+/// that holds them (nothing when none is wanted): a time range of a file read by position
+/// fetches about that share of it.
+fn loose_batch(
+    input: &Input,
+    loose: &[LooseMessage],
+    want: &Want,
+) -> Result<Option<Batch<MsgRef>>> {
+    let wanted = || {
+        loose
+            .iter()
+            .filter(|m| want.wants(u32::from(m.channel_id), m.log_time))
+    };
+    let Some(start) = wanted().map(|m| m.offset).min() else {
+        return Ok(None);
+    };
+    let end = wanted()
+        .map(|m| m.offset.saturating_add(m.length))
+        .max()
+        .unwrap_or(start);
+    let span = input
+        .read(start..end.min(input.len()))
+        .map_err(|source| McapError::Io {
+            offset: start,
+            source,
+        })?;
+    let entries = wanted()
+        .filter_map(|m| {
+            let at = message_at(&span, m.offset - start)?;
+            // The record's place in the file orders it; its data is found in the span.
+            Some(MsgRef {
+                offset: m.offset,
+                ..at
+            })
+        })
+        .collect();
+    Ok(Some(Batch::flat(span, entries)))
+}
+
 const _: () = assert!(size_of::<MsgRef>() <= 48);

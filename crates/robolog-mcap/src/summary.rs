@@ -450,6 +450,7 @@ fn scan_source(source: &mut Source<'_>, end: u64, reason: &str) -> Result<Summar
                 log_time: m.log_time,
                 channel_id: m.channel_id,
                 offset,
+                length: record_end - offset,
             }),
             Record::Attachment(a) => summary.attachment_indexes.push(AttachmentIndex {
                 offset,

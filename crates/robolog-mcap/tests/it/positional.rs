@@ -244,3 +244,76 @@ fn a_file_without_a_summary_is_scanned_as_it_streams_in_not_read_whole() {
     assert_eq!(all.len(), 192);
     assert!(messages(&by_position) == all);
 }
+
+#[test]
+fn a_query_of_an_unchunked_file_reads_the_span_of_the_wanted_messages() {
+    // 1,000 messages of 1 KiB outside chunks, /a and /b in turn, 10 ns apart.
+    let mut w = Writer::new(Vec::new(), WriteOptions::new().chunk_size(None)).unwrap();
+    let a = w.register_channel("/a", "raw", 0, BTreeMap::new()).unwrap();
+    let b = w.register_channel("/b", "raw", 0, BTreeMap::new()).unwrap();
+    for i in 0..1000u64 {
+        w.write_message(&Message {
+            channel_id: if i % 2 == 0 { a } else { b },
+            sequence: i as u32,
+            log_time: i * 10,
+            publish_time: i * 10,
+            data: &[i as u8; 1024],
+        })
+        .unwrap();
+    }
+    let data = Bytes::from(w.finish().unwrap());
+    let in_memory = McapReader::open(data.clone()).unwrap();
+    let (source, reader) = opened(data.clone());
+    source.reads.lock().unwrap().clear();
+    let read = |reader: &McapReader| -> Vec<(u64, u32, Vec<u8>)> {
+        reader
+            .messages()
+            .topics(["/b"])
+            .time_range(5000..6000)
+            .iter()
+            .unwrap()
+            .map(|m| {
+                let m = m.unwrap();
+                (m.log_time, m.sequence, m.data.to_vec())
+            })
+            .collect()
+    };
+    let messages = read(&reader);
+    assert_eq!(messages, read(&in_memory));
+    assert_eq!(
+        messages.iter().map(|m| m.0).collect::<Vec<_>>(),
+        (5010..6000).step_by(20).collect::<Vec<u64>>()
+    );
+    assert!(messages.iter().all(|m| m.2 == [m.1 as u8; 1024]));
+    // A tenth of the messages' time: about a tenth of the file, in one read.
+    let reads = source.reads.lock().unwrap().clone();
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    let bytes = reads[0].end - reads[0].start;
+    assert!(bytes < data.len() as u64 / 9, "{bytes} of {}", data.len());
+    // Nothing wanted: nothing read.
+    source.reads.lock().unwrap().clear();
+    let none = reader
+        .messages()
+        .time_range(20_000..)
+        .iter()
+        .unwrap()
+        .count();
+    assert_eq!(none, 0);
+    assert!(source.reads.lock().unwrap().is_empty());
+    // Everything, in time order and in file order, as in memory.
+    for order in [robolog_mcap::Order::LogTime, robolog_mcap::Order::File] {
+        let all = |r: &McapReader| -> Vec<(u64, u32)> {
+            r.messages()
+                .order(order)
+                .iter()
+                .unwrap()
+                .map(|m| {
+                    let m = m.unwrap();
+                    (m.log_time, m.sequence)
+                })
+                .collect()
+        };
+        assert_eq!(all(&reader), all(&in_memory));
+        assert_eq!(all(&reader).len(), 1000);
+    }
+}
