@@ -131,7 +131,7 @@ pub fn decompress_chunk(chunk: &Chunk<'_>, offset: u64) -> Result<Vec<u8>> {
 }
 
 /// The records of an uncompressed chunk, as declared.
-fn stored_records<'c>(chunk: &Chunk<'c>, offset: u64, limit: u64) -> Result<&'c [u8]> {
+pub(crate) fn stored_records<'c>(chunk: &Chunk<'c>, offset: u64, limit: u64) -> Result<&'c [u8]> {
     let size = size_of(chunk, offset, limit)?;
     chunk.records.get(..size).ok_or(McapError::Codec {
         offset,

@@ -19,8 +19,10 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::io::Read;
 
-use robolog_framing::{ByteReader, Error as ByteError, crc32};
+use robolog_framing::{ByteReader, Crc32, Error as ByteError, crc32};
+use robolog_query::Input;
 
 use crate::error::{McapError, Result};
 use crate::options::Layout;
@@ -507,32 +509,77 @@ fn parse_chunk(content: &[u8], offset: u64) -> Result<Chunk<'_>> {
 pub(crate) fn verify_footer(data: &[u8], footer_offset: usize) -> Result<()> {
     let content = data
         .get(footer_offset + 9..footer_offset + FOOTER_RECORD_LEN)
-        .ok_or(McapError::Truncated {
-            offset: footer_offset as u64,
-            record: "Footer",
-            what: "draft footer",
-        })?;
+        .ok_or(footer_truncated(footer_offset as u64))?;
+    verify_index_crc(footer_offset as u64, content, |covered| {
+        let range = usize::try_from(covered.start).unwrap_or(usize::MAX)
+            ..usize::try_from(covered.end).unwrap_or(usize::MAX);
+        Ok(data.get(range).map(crc32))
+    })
+}
+
+/// [`verify_footer`] of a file read by position: the section the CRC covers is read as a
+/// stream, never held whole.
+pub(crate) fn verify_footer_input(input: &Input, footer_offset: u64) -> Result<()> {
+    let io = |offset: u64| move |source| McapError::Io { offset, source };
+    let start = footer_offset + 9;
+    let content = input.read_up_to(start, 12).map_err(io(start))?;
+    if content.len() < 12 {
+        return Err(footer_truncated(footer_offset));
+    }
+    verify_index_crc(footer_offset, &content, |covered| {
+        if covered.start > covered.end || covered.end > input.len() {
+            return Ok(None);
+        }
+        let mut crc = Crc32::new();
+        let mut stream = input.stream(covered.clone());
+        let mut piece = vec![0u8; 64 << 10];
+        loop {
+            let at = covered.start + stream.position();
+            let n = stream.read(&mut piece).map_err(io(at))?;
+            if n == 0 {
+                return Ok(Some(crc.value()));
+            }
+            crc.update(&piece[..n]);
+        }
+    })
+}
+
+fn footer_truncated(footer_offset: u64) -> McapError {
+    McapError::Truncated {
+        offset: footer_offset,
+        record: "Footer",
+        what: "draft footer",
+    }
+}
+
+/// Compares the `index_crc` of the draft footer at `footer_offset`, whose 12 content bytes are
+/// `content`, with the CRC `crc_of` computes of the bytes it covers (`None`: they are not in
+/// the file).
+fn verify_index_crc(
+    footer_offset: u64,
+    content: &[u8],
+    crc_of: impl FnOnce(std::ops::Range<u64>) -> Result<Option<u32>>,
+) -> Result<()> {
     let index_offset = u64::from_le_bytes(content[..8].try_into().unwrap_or([0; 8]));
     let stored = u32::from_le_bytes(content[8..12].try_into().unwrap_or([0; 4]));
     let end = footer_offset + 9 + 8;
-    if stored != 0 && index_offset != 0 {
-        let start = usize::try_from(index_offset).unwrap_or(usize::MAX);
-        let covered = data.get(start..end).ok_or_else(|| {
-            McapError::invalid(
-                footer_offset as u64,
-                "Footer",
-                format!("index_offset {index_offset} is past the footer"),
-            )
-        })?;
-        let computed = crc32(covered);
-        if computed != stored {
-            return Err(McapError::CrcMismatch {
-                offset: footer_offset as u64,
-                what: "draft index",
-                stored,
-                computed,
-            });
-        }
+    if stored == 0 || index_offset == 0 {
+        return Ok(());
+    }
+    let Some(computed) = crc_of(index_offset..end)? else {
+        return Err(McapError::invalid(
+            footer_offset,
+            "Footer",
+            format!("index_offset {index_offset} is past the footer"),
+        ));
+    };
+    if computed != stored {
+        return Err(McapError::CrcMismatch {
+            offset: footer_offset,
+            what: "draft index",
+            stored,
+            computed,
+        });
     }
     Ok(())
 }

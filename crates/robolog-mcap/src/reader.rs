@@ -63,7 +63,9 @@ impl McapReader {
         Self::open(input)
     }
 
-    /// Opens an input with `opts`.
+    /// Opens an input with `opts`. A file in the pre-ratification draft layout (told by its
+    /// footer) is read whole, and its queries walk it: its index is not used (check, recovery
+    /// and conversion of one stream it instead).
     pub fn open_with(input: impl Into<Input>, opts: ReadOptions) -> Result<Self> {
         let input = input.into();
         let io = |offset: u64| move |source| McapError::Io { offset, source };

@@ -19,8 +19,10 @@ use crate::error::{McapError, Result};
 use crate::linear::{ChunkScanner, LinearReader, frame_at};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::{RecordSplitter, attachment_crc_span, parse_record};
+use crate::record_source::RecordSource;
 use crate::records::{Chunk, MAGIC, MessageIndex, RECORD_PREFIX, Record, op, record_name};
 use crate::serialize::write_record;
+use crate::stream::StreamReader;
 use crate::window::{Source, Window};
 use crate::writer::{WriteOptions, Writer};
 
@@ -155,9 +157,8 @@ pub fn recover_with<W: Write>(
 /// writes of the same bytes in memory, but for records larger than `limits` allows
 /// ([`RecoverOptions::max_chunk_size`], at least 1 MiB here), which a window cannot hold: one
 /// is an error ([`McapError::TooLarge`]), and one that resynchronising would have to read is
-/// passed over.
-/// A file in the draft layout (told by its last bytes, read first) is read whole, as
-/// [`recover_with`] reads it.
+/// passed over. A file in the draft layout (told by its last bytes, read first) is converted
+/// as it streams in too, its records read one at a time.
 ///
 /// ```
 /// use robolog_mcap::{Input, RecoverOptions, WriteOptions, recover_input};
@@ -207,10 +208,14 @@ pub fn recover_input<W: Write>(
             source,
         })?;
     if draft::detect_tail(&tail, len) == Some(Layout::Draft) {
-        let data = input
-            .read_all()
-            .map_err(|source| McapError::Io { offset: 0, source })?;
-        return recover_on(data, out, opts, limits, default_threads());
+        let head = draft_head(input)?;
+        let reader = StreamReader::with_options(input.stream(0..len), draft_options(limits))
+            .told_length(len);
+        // A stream passes the draft index before its footer says where it starts: the
+        // footer's CRC is checked by position when the footer is reached.
+        let footer = len.saturating_sub(tail_len);
+        let verify_footer = || draft::verify_footer_input(input, footer);
+        return recover_draft(reader, &head, out, opts, Some(&verify_footer));
     }
     let window = Window::new(input.stream(0..len), Some(len), window_limit(limits));
     recover_source(Source::Stream(window), out, opts, limits, 0)
@@ -296,6 +301,13 @@ fn recover_source<W: Write>(
     if magic[..] != MAGIC {
         return Err(McapError::BadMagic { offset: 0 });
     }
+    if let Source::Slice(data) = &source
+        && draft::detect(data) == Some(Layout::Draft)
+    {
+        let reader = LinearReader::with_options(data.clone(), draft_options(limits));
+        let (out, report) = recover_draft(reader, data, out, opts, None)?;
+        return Ok((out, report, data.len() as u64));
+    }
     let mut report = Report::default();
     let mut opts = opts;
     if let Some((profile, _)) = header_of(&mut source)? {
@@ -307,15 +319,7 @@ fn recover_source<W: Write>(
         .is_some()
         .then(|| compression_name(opts.compression));
     let mut writer = Writer::new(out, opts)?;
-    let draft = match &source {
-        Source::Slice(data) if draft::detect(data) == Some(Layout::Draft) => Some(data.clone()),
-        _ => None,
-    };
-    let peak = if let Some(data) = draft {
-        report.draft = true;
-        recover_draft(&data, &mut writer, &mut report, limits.max_chunk_size)?;
-        data.len() as u64
-    } else {
+    let peak = {
         let mut recovery = Recovery {
             source,
             writer: &mut writer,
@@ -381,22 +385,61 @@ fn header_of(source: &mut Source<'_>) -> Result<Option<(String, String)>> {
     Ok(header)
 }
 
-fn recover_draft<W: Write>(
-    input: &Bytes,
-    writer: &mut Writer<W>,
-    report: &mut Report,
-    chunk_limit: u64,
-) -> Result<()> {
+/// How a draft-layout file is read for recovery: records up to the chunk limit.
+fn draft_options(limits: RecoverOptions) -> ReadOptions {
     let mut opts = ReadOptions::default().layout(Layout::Draft).threads(0);
-    opts.max_record_size = chunk_limit;
-    let mut reader = LinearReader::with_options(input.clone(), opts);
-    while let Some(record) = reader.next_record() {
+    opts.max_record_size = limits.max_chunk_size;
+    opts
+}
+
+/// The start of a draft-layout file read by position, up to the end of its Header record
+/// (when that is not unreasonably long): what [`header_of`] reads the output's profile from.
+fn draft_head(input: &Input) -> Result<Bytes> {
+    const MOST: u64 = 1 << 20;
+    let io = |source| McapError::Io { offset: 0, source };
+    let prefix = input.read_up_to(0, MAGIC.len() as u64 + 9).map_err(io)?;
+    let length = prefix
+        .get(MAGIC.len() + 1..)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes);
+    input
+        .read_up_to(0, (MAGIC.len() as u64 + 9).saturating_add(length.min(MOST)))
+        .map_err(io)
+}
+
+/// Converts a file in the draft layout, read record by record by `reader` (the draft records
+/// mapped onto ratified ones), into a ratified file whose Header takes the profile of the one
+/// at the start of `head`. Damage inside a chunk loses that chunk; other damage ends the file.
+/// `verify_footer` checks the footer's CRC when the reader does not.
+fn recover_draft<S: RecordSource, W: Write>(
+    mut reader: S,
+    head: &Bytes,
+    out: W,
+    mut opts: WriteOptions,
+    verify_footer: Option<&dyn Fn() -> Result<()>>,
+) -> Result<(W, Report)> {
+    if let Some((profile, _)) = header_of(&mut Source::Slice(head.clone()))? {
+        opts.profile = profile;
+    }
+    let mut writer = Writer::new(out, opts)?;
+    let mut report = Report {
+        draft: true,
+        ..Report::default()
+    };
+    while let Some(record) = reader.next_parsed() {
+        let record = match (record, verify_footer) {
+            (Ok(Record::Footer(footer)), Some(verify)) => verify().map(|()| Record::Footer(footer)),
+            (record, _) => record,
+        };
         match record {
             Ok(record) => {
                 let offset = 0;
-                keep(writer, report, record, offset, false)?;
+                keep(&mut writer, &mut report, record, offset, false)?;
             }
             Err(e) => {
+                if let McapError::Io { .. } = e {
+                    return Err(e);
+                }
                 let offset = e.offset().unwrap_or(0);
                 if e.is_truncation() {
                     report.truncated = true;
@@ -413,7 +456,7 @@ fn recover_draft<W: Write>(
             }
         }
     }
-    Ok(())
+    Ok((writer.finish()?, report))
 }
 
 /// Hands one intact record to the writer.

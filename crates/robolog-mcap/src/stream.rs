@@ -6,7 +6,7 @@ use std::io::{self, Read};
 
 use robolog_framing::{Crc32, Decompressor, StreamError, read_exact_bounded};
 
-use crate::chunk::{decompress_into, verify_chunk_crc};
+use crate::chunk::{decompress_into, stored_records, verify_chunk_crc};
 use crate::draft::Dialect;
 use crate::error::{McapError, Result};
 use crate::linear::frame_at;
@@ -59,6 +59,9 @@ pub struct StreamReader<R> {
     in_chunk: bool,
     decompressor: Decompressor,
     pending: Option<Slot>,
+    /// The stream's length, when known (a file read by position): a record reaching past it is
+    /// a truncation, as in a file in memory, whatever the record limit.
+    len: Option<u64>,
 }
 
 impl<R: Read> StreamReader<R> {
@@ -84,7 +87,14 @@ impl<R: Read> StreamReader<R> {
             in_chunk: false,
             decompressor: Decompressor::new(),
             pending: None,
+            len: None,
         }
+    }
+
+    /// Tells the reader that the stream is `len` bytes long.
+    pub(crate) fn told_length(mut self, len: u64) -> Self {
+        self.len = Some(len);
+        self
     }
 
     /// Stream offset of the next unread byte.
@@ -206,6 +216,16 @@ impl<R: Read> StreamReader<R> {
             prefix[1], prefix[2], prefix[3], prefix[4], prefix[5], prefix[6], prefix[7], prefix[8],
         ]);
         let name = record_name(opcode);
+        if self
+            .len
+            .is_some_and(|len| length > len.saturating_sub(offset + 9))
+        {
+            return Err(McapError::Truncated {
+                offset,
+                record: name,
+                what: "record content",
+            });
+        }
         if length > self.opts.max_record_size {
             return Err(McapError::TooLarge {
                 offset,
@@ -352,13 +372,20 @@ impl<R: Read> StreamReader<R> {
 
     fn open_chunk(&mut self, offset: u64) -> Result<()> {
         let chunk = self.dialect.parse_chunk(&self.record, offset)?;
-        decompress_into(
-            &chunk,
-            offset,
-            self.opts.max_record_size,
-            &mut self.decompressor,
-            &mut self.chunk,
-        )?;
+        if chunk.compression.is_empty() {
+            // As the readers of a file in memory take them, so that damage reads the same.
+            let records = stored_records(&chunk, offset, self.opts.max_record_size)?;
+            self.chunk.clear();
+            self.chunk.extend_from_slice(records);
+        } else {
+            decompress_into(
+                &chunk,
+                offset,
+                self.opts.max_record_size,
+                &mut self.decompressor,
+                &mut self.chunk,
+            )?;
+        }
         if self.opts.verify_chunk_crcs {
             verify_chunk_crc(&chunk, &self.chunk, offset)?;
         }

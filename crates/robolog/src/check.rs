@@ -194,7 +194,7 @@ fn check_md5(c: &robolog_rosbag::Connection) -> Option<Problem> {
 fn check_mcap(input: &Input) -> Result<(u64, Vec<Problem>)> {
     let tail = input.read_up_to(input.len().saturating_sub(64), 64)?;
     if robolog_mcap::draft::detect(&tail) == Some(robolog_mcap::Layout::Draft) {
-        return check_draft_mcap(&input.read_all()?);
+        return check_draft_mcap(input);
     }
     // The summary first: read from the tail, before the walk over the whole file.
     #[cfg(feature = "cdr")]
@@ -208,22 +208,48 @@ fn check_mcap(input: &Input) -> Result<(u64, Vec<Problem>)> {
 }
 
 /// A file in the draft layout: the ratified checks (which flag what differs), and the messages
-/// a reader reads from it.
+/// a reader reads from it, in a second pass as a stream (a remote file is never held whole).
 #[cfg(feature = "mcap")]
-fn check_draft_mcap(data: &Bytes) -> Result<(u64, Vec<Problem>)> {
-    let mut problems: Vec<Problem> = robolog_mcap::check(data);
+fn check_draft_mcap(input: &Input) -> Result<(u64, Vec<Problem>)> {
+    use robolog_mcap::{Layout, McapError, ReadOptions, Record, StreamReader};
+    use std::collections::BTreeMap;
+
+    let mut problems =
+        robolog_mcap::check_input(input, robolog_mcap::CheckOptions::new())?.problems;
     problems.push(Problem::info(
         ProblemKind::Unsupported,
         None,
         "pre-ratification draft layout (`recover` converts it to ratified MCAP)",
     ));
+    let options = ReadOptions::default().layout(Layout::Draft);
+    let mut reader = StreamReader::with_options(input.stream(0..input.len()), options);
+    let mut messages = 0u64;
+    let mut builder = crate::mcap_log::ChannelBuilder::default();
+    let mut channels = BTreeMap::new();
+    while let Some(record) = reader.next_record() {
+        match record {
+            Ok(Record::Message(_)) => messages += 1,
+            Ok(Record::Schema(schema)) => {
+                builder.schema(&schema);
+            }
+            Ok(Record::Channel(channel)) => {
+                channels
+                    .entry(channel.id)
+                    .or_insert_with(|| builder.channel(&channel));
+            }
+            Ok(_) => {}
+            Err(e @ McapError::Io { .. }) => return Err(e.into()),
+            // The checks above say what is wrong.
+            Err(_) => {}
+        }
+    }
     #[cfg(feature = "cdr")]
-    problems.extend(mcap_type_hashes(&Input::from(data.clone())));
-    let read = robolog_mcap::LinearReader::new(data.clone())
-        .into_messages()
-        .filter(|m| m.is_ok())
-        .count();
-    Ok((read as u64, problems))
+    problems.extend(crate::type_hash::problems(
+        &channels.into_values().collect::<Vec<_>>(),
+    ));
+    #[cfg(not(feature = "cdr"))]
+    drop(channels);
+    Ok((messages, problems))
 }
 
 /// The type-hash findings of an MCAP file's ROS 2 channels (none when its channels cannot be

@@ -41,6 +41,7 @@ fn grow_initialised(out: &mut Vec<u8>, len: usize, keep: usize, ceiling: usize) 
 }
 
 /// A salvage reached its cap with more output to come: at least one byte more than `cap`.
+#[cfg(any(feature = "zstd", feature = "bz2"))]
 fn too_large(cap: usize) -> CodecError {
     CodecError::TooLarge {
         expected: cap as u64 + 1,

@@ -308,3 +308,55 @@ fn draft_files_convert_to_valid_ratified_files() {
         check_records(name, records);
     }
 }
+
+/// A file that the reader can read by position only (it is not "in memory" to it).
+#[derive(Debug)]
+struct ByPosition(Bytes);
+
+impl robolog_query::ReadAt for ByPosition {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&self, range: std::ops::Range<u64>) -> std::io::Result<Bytes> {
+        Ok(self.0.slice(range.start as usize..range.end as usize))
+    }
+}
+
+#[test]
+fn draft_files_read_by_position_recover_as_they_stream_to_the_same_file() {
+    for (name, data) in variants() {
+        // Intact, and with one byte flipped, at 40 places in turn.
+        let mut cases = vec![("intact".to_owned(), data.clone())];
+        for i in 1..=40 {
+            let at = data.len() * i / 41;
+            let mut flipped = data.clone();
+            flipped[at] ^= 0x40;
+            cases.push((format!("byte {at} flipped"), flipped));
+        }
+        for (what, data) in cases {
+            let expected = recover(data.clone(), Vec::new(), WriteOptions::default());
+            let input = robolog_mcap::Input::new(ByPosition(Bytes::from(data)));
+            let got = robolog_mcap::recover_input(
+                &input,
+                Vec::new(),
+                WriteOptions::default(),
+                robolog_mcap::RecoverOptions::new(),
+            );
+            match (got, expected) {
+                (Ok((out, report)), Ok((expected_out, expected_report))) => {
+                    assert!(report.draft, "{name}, {what}");
+                    assert_eq!(report, expected_report, "{name}, {what}");
+                    assert!(out == expected_out, "{name}, {what}: the same file");
+                    if what == "intact" {
+                        assert_eq!(report.messages_recovered, 50, "{name}");
+                    }
+                }
+                (got, expected) => panic!(
+                    "{name}, {what}: {:?} by position, {:?} in memory",
+                    got.map(|r| r.1),
+                    expected.map(|r| r.1)
+                ),
+            }
+        }
+    }
+}

@@ -826,3 +826,34 @@ fn a_cut_mcap_read_by_position_is_read_once_a_window_at_a_time() {
     let total: u64 = reads.iter().map(|r| r.end - r.start).sum();
     assert!(total < 3 * cut.len() as u64, "{total} bytes read");
 }
+
+#[test]
+fn a_draft_mcap_file_checks_and_recovers_alike_by_position_and_in_memory() {
+    let data = robolog::Bytes::from(draft_mcap());
+    let by_position = || {
+        robolog::Input::new(ReadsRecorded {
+            data: data.clone(),
+            reads: std::sync::Arc::default(),
+        })
+    };
+    let in_memory = robolog::check_bytes(data.clone()).unwrap();
+    assert_eq!(in_memory.messages, 2);
+    assert!(
+        in_memory
+            .problems
+            .iter()
+            .any(|p| p.message.contains("draft layout")),
+        "{:?}",
+        in_memory.problems
+    );
+    let checked = robolog::check_input(by_position()).unwrap();
+    assert_eq!(checked.messages, in_memory.messages);
+    assert_eq!(checked.problems, in_memory.problems);
+
+    let (report, finished) = robolog::recover(&data, robolog::Output::memory()).unwrap();
+    let (by_position_report, by_position_finished) =
+        robolog::recover_input(&by_position(), robolog::Output::memory()).unwrap();
+    assert_eq!(report.messages_recovered, 2);
+    assert_eq!(by_position_report, report);
+    assert!(by_position_finished.data == finished.data);
+}
