@@ -147,8 +147,9 @@ impl OpenOptions {
     /// Opens the log read through `input`: a file read by position ([`Input::open`]), a
     /// buffer, a memory map ([`Input::map`], an `unsafe` opt-in), any other [`ReadAt`] source.
     /// Bags, MCAP and BDDF files are read by position, through their index when they have one
-    /// (a query reads the chunks or blocks it needs); a file without a usable index is read
-    /// whole. (A ROS 2 bag is a directory or an SQLite file: open it by path
+    /// (a query reads the chunks or blocks it needs); a file without a usable index is scanned
+    /// front to back, a window at a time (a bag 1.2 and an MCAP file in the draft layout are
+    /// read whole). (A ROS 2 bag is a directory or an SQLite file: open it by path
     /// with [`OpenOptions::open`].)
     ///
     /// ```
