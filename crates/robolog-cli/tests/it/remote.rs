@@ -857,7 +857,7 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
     data[middle + 1..middle + 9].copy_from_slice(&(1u64 << 40).to_le_bytes());
     data.truncate(chunks[chunks.len() - 2] + 300_000);
     std::fs::write(&local, &data).unwrap();
-    let Some((report, _)) =
+    let Some((report, baseline)) =
         recover_large_url(&nginx, dir.path(), "large.mcap", "samples/demo-zstd.mcap")
     else {
         return;
@@ -867,6 +867,30 @@ fn recover_of_a_large_url_holds_a_window_of_it_not_the_object() {
         report["messages_recovered"].as_u64().unwrap() > 1_150,
         "{report}"
     );
+
+    // Without a summary, `info` scans the file up to the corrupt length, through a window, and
+    // reads again only what the chunk there can be decoded from.
+    let url = nginx.url("large.mcap");
+    nginx.clear();
+    let Some((code, peak)) = robolog_peak_memory(["info", &url]) else {
+        return;
+    };
+    let (_, fetched) = totals(&nginx.requests());
+    assert_eq!(code, 1, "the damage is said in the exit status");
+    assert!(
+        peak.saturating_sub(baseline) < 48 << 20,
+        "info: peak resident memory {peak} (recovering a small object: {baseline})"
+    );
+    // The half before the damage twice (scanned, then its chunks counted) and what was fetched
+    // ahead, not all of the object once more.
+    assert!(
+        fetched < (data.len() * 5 / 4) as u64,
+        "{fetched} bytes fetched"
+    );
+    let remote = robolog(["info", "--json", &url]);
+    let file = robolog(["info", "--json", local.to_str().unwrap()]);
+    assert_eq!(nameless(&remote.stdout), nameless(&file.stdout));
+    assert!(remote.stdout.contains("no footer"), "{}", remote.stdout);
 }
 
 /// About 80 MB of incompressible messages of 64 KiB in uncompressed chunks, cut inside its
