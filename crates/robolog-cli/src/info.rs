@@ -101,10 +101,7 @@ fn stream_summary(mut stream: LogStream<Pipe>) -> (Summary, Vec<Problem>) {
     }
     let summary = Summary {
         format: stream.format(),
-        version: match stream.format() {
-            Format::Mcap => "0".to_owned(),
-            _ => String::new(),
-        },
+        version: stream.version(),
         properties,
         file_size: stream.bytes_read(),
         message_count: total,

@@ -100,17 +100,23 @@ pub(crate) fn set_distro(distro: robolog::msg::Distro) {
     let _ = DISTRO.set(distro);
 }
 
+/// The options of the command line's logs.
+fn open_options() -> robolog::OpenOptions {
+    // A damaged uncompressed MCAP chunk must not go unnoticed (into a converted file, say).
+    let options = robolog::OpenOptions::new()
+        .allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed))
+        .check_uncompressed_chunks(true);
+    match DISTRO.get() {
+        Some(distro) => options.distro(*distro),
+        None => options,
+    }
+}
+
 /// Opens the log file or URL at `path` with the options of the command line: a file
 /// memory-mapped, except a ROS 2 bag (a directory of storage files, or an SQLite file), which
 /// the facade opens, as it opens URLs.
 fn open_file(path: &Path) -> robolog::Result<Log> {
-    // A damaged uncompressed MCAP chunk must not go unnoticed (into a converted file, say).
-    let mut options = robolog::OpenOptions::new()
-        .allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed))
-        .check_uncompressed_chunks(true);
-    if let Some(distro) = DISTRO.get() {
-        options = options.distro(*distro);
-    }
+    let options = open_options();
     if path.to_str().is_some_and(robolog::is_url) || robolog::is_rosbag2_path(path)? {
         return options.open(path);
     }
@@ -129,8 +135,12 @@ pub(crate) fn map(path: &Path) -> io::Result<robolog::Input> {
     unsafe { robolog::Input::map(path) }
 }
 
-/// Opens `path` to read it front to back: a file with its index, a pipe as a stream.
+/// Opens `path` to read it front to back: a file with its index, a pipe as a stream (and a
+/// URL as [`open_url_once`] says).
 pub(crate) fn open(path: &Path) -> Result<Input, Failure> {
+    if let Some(url) = path.to_str().filter(|p| robolog::is_url(p)) {
+        return open_url_once(url);
+    }
     match source(path)? {
         Source::File(file) => Ok(Input::Log(
             open_file(&file).map_err(|e| Failure::open(e, path))?,
@@ -178,11 +188,44 @@ fn whole(path: &Path) -> Result<Whole, Failure> {
 
 /// The object behind `url`, read by position (opening it fetches its tail).
 fn remote(url: &str) -> Result<robolog::Input, Failure> {
+    remote_object(url).map(|remote| remote.input())
+}
+
+fn remote_object(url: &str) -> Result<robolog::remote::Remote, Failure> {
     let options = robolog::remote::RemoteOptions::new()
         .allow_download(ALLOW_DOWNLOAD.load(Ordering::Relaxed));
     robolog::remote::Remote::open(url, &options)
-        .map(|remote| remote.input())
         .map_err(|e| Failure::about(format!("cannot read: {e}"), Path::new(url), None))
+}
+
+/// A URL's log read front to back once: with its index, or, when opening it with its index
+/// would read the object whole into memory (a bag 1.2, whose messages are indexed by a pass
+/// over the file; an MCAP file in the draft layout), as a stream, as it comes in.
+fn open_url_once(url: &str) -> Result<Input, Failure> {
+    let path = Path::new(url);
+    let remote = remote_object(url)?;
+    let input = remote.input();
+    let read = |e: io::Error| Failure::about(format!("cannot read: {e}"), path, None);
+    let head = input.read_up_to(0, 16).map_err(read)?;
+    let tail = input
+        .read_up_to(input.len().saturating_sub(64), 64)
+        .map_err(read)?;
+    let draft = robolog::mcap::draft::detect(&tail) == Some(robolog::mcap::Layout::Draft);
+    if head.starts_with(b"#ROSRECORD V1.2") || draft {
+        let options = open_options().mcap_layout(if draft {
+            robolog::mcap::Layout::Draft
+        } else {
+            robolog::mcap::Layout::Auto
+        });
+        let stream = options
+            .open_reader(pipe(input.stream(0..input.len())))
+            .map_err(|e| Failure::open(e, path))?;
+        return Ok(Input::Stream(Box::new(stream)));
+    }
+    let log = open_options()
+        .open_remote(&remote)
+        .map_err(|e| Failure::open(e, path))?;
+    Ok(Input::Log(log))
 }
 
 /// The input as [`whole`] opens it, or a URL's object read by position (it streams in as it is

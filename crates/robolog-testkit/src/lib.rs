@@ -5,6 +5,7 @@
 //! - [`hostile`]: the hand-made hostile files under `testdata/bad/` and their checks;
 //! - [`truncation`]: the one truncation sweep every format's tests use;
 //! - [`sample_bytes`]: deterministic compressible and incompressible bytes for codec tests;
+//! - [`draft_mcap`]: a minimal MCAP file in the pre-ratification draft layout;
 //! - [`interop`]: running the reference Python tools from the venv that
 //!   `scripts/interop-venv.sh` creates;
 //! - servers on the loopback for the remote-reading tests: [`nginx`] (HTTP), [`s3`], [`gcs`],
@@ -22,6 +23,7 @@
 
 pub mod alloc;
 pub mod azure;
+pub mod draft_mcap;
 pub mod faulty;
 pub mod gcs;
 pub mod hostile;

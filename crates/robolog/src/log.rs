@@ -40,6 +40,8 @@ pub struct OpenOptions {
     pub(crate) distro: Option<robolog_msg::Distro>,
     #[cfg(feature = "remote")]
     pub(crate) allow_download: bool,
+    #[cfg(feature = "mcap")]
+    pub(crate) mcap_layout: robolog_mcap::Layout,
 }
 
 impl OpenOptions {
@@ -90,6 +92,16 @@ impl OpenOptions {
         self
     }
 
+    /// The layout an MCAP stream is read in ([`OpenOptions::open_reader`]; default
+    /// `Layout::Auto`, which reads a stream as ratified MCAP: a stream cannot show the footer
+    /// that tells the pre-ratification draft layout). `Layout::Draft` reads a stream known to
+    /// be in that layout (from its footer, read first by position, say).
+    #[cfg(feature = "mcap")]
+    pub fn mcap_layout(mut self, layout: robolog_mcap::Layout) -> Self {
+        self.mcap_layout = layout;
+        self
+    }
+
     /// Opens the log at `path`. A directory, or an SQLite (`.db3`) or zstd-compressed
     /// `.db3.zstd`/`.mcap.zstd` file, is a ROS 2 bag. Other files are read as
     /// [`OpenOptions::open_input`] reads an [`Input::open`] (by position).
@@ -128,6 +140,15 @@ impl OpenOptions {
     fn open_url(&self, url: &str) -> Result<Log> {
         let options = robolog_remote::RemoteOptions::new().allow_download(self.allow_download);
         let remote = robolog_remote::Remote::open(url, &options).map_err(std::io::Error::from)?;
+        self.open_remote(&remote)
+    }
+
+    /// Opens the log of an object opened with `robolog_remote::Remote::open` (whose tail that
+    /// fetched), as [`OpenOptions::open`] opens a URL: what a query needs is fetched by ranged
+    /// requests, and a bag's chunk headers are read as a query or `info` needs them rather
+    /// than each by a request of its own at opening.
+    #[cfg(feature = "remote")]
+    pub fn open_remote(&self, remote: &robolog_remote::Remote) -> Result<Log> {
         self.open_input_from(remote.input(), true)
     }
 

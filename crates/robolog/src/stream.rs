@@ -104,7 +104,8 @@ impl<R: Read> std::fmt::Debug for LogStream<R> {
 /// Starts reading a log from `input`, detecting its format from the first bytes.
 ///
 /// MCAP streams are read as ratified MCAP (a stream cannot look at the footer to detect the
-/// draft layout; open draft files from a path or bytes instead).
+/// draft layout; open draft files from a path or bytes instead, or say the layout with
+/// [`OpenOptions::mcap_layout`]).
 pub fn open_reader<R: Read>(input: R) -> Result<LogStream<R>> {
     OpenOptions::default().open_reader(input)
 }
@@ -138,7 +139,10 @@ impl OpenOptions {
             },
             #[cfg(feature = "mcap")]
             Format::Mcap => Inner::Mcap {
-                reader: Box::new(robolog_mcap::StreamReader::new(input)),
+                reader: Box::new(robolog_mcap::StreamReader::with_options(
+                    input,
+                    robolog_mcap::ReadOptions::default().layout(self.mcap_layout),
+                )),
                 builder: Default::default(),
                 profile: None,
             },
@@ -182,6 +186,19 @@ impl<R: Read> LogStream<R> {
     /// Bytes read from the input so far (for progress: the readers buffer ahead a little).
     pub fn bytes_read(&self) -> u64 {
         self.position.load(Ordering::Relaxed)
+    }
+
+    /// The format's version, as the summary of a [`crate::Log`] says it: a bag's "2.0" or
+    /// "1.2", MCAP's "0"; empty for a BDDF stream.
+    pub fn version(&self) -> String {
+        match &self.inner {
+            #[cfg(feature = "rosbag")]
+            Inner::Bag { reader, .. } => reader.version().to_string(),
+            #[cfg(feature = "mcap")]
+            Inner::Mcap { .. } => "0".to_owned(),
+            #[allow(unreachable_patterns)]
+            _ => String::new(),
+        }
     }
 
     /// The profile the header names, as [`crate::Log::profile`]; for MCAP, once the header

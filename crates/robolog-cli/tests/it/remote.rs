@@ -1083,3 +1083,60 @@ fn check_of_a_url_on_a_terminal_shows_the_bytes_fetched() {
         "{transcript}"
     );
 }
+
+/// A bag 1.2 and an MCAP file in the draft layout, whose readers index them by a pass over the
+/// whole file: a URL of one streams in for the commands that read it once (`convert`, `cat`,
+/// `info`), rather than being fetched into memory whole, and gives what the local file gives.
+#[test]
+fn a_bag_1_2_and_a_draft_mcap_file_stream_in_from_a_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let files = [
+        (
+            "v12.bag",
+            robolog_testkit::testdata::read("bags/generated/ros_comm/v12_indexed.bag"),
+            "1.2",
+        ),
+        ("draft.mcap", robolog_testkit::draft_mcap::minimal(), "0"),
+    ];
+    for (name, data, version) in files {
+        let local = nginx.root().join(name);
+        std::fs::write(&local, &data).unwrap();
+        let local = local.to_str().unwrap().to_owned();
+        let url = nginx.url(name);
+        let out = |from: &str| dir.path().join(format!("{from}-{name}.mcap"));
+        robolog(["convert", url.as_str(), out("url").to_str().unwrap()]).expect(0);
+        robolog(["convert", local.as_str(), out("file").to_str().unwrap()]).expect(0);
+        // The same messages, in the same order, on the same channels (read as a stream, the
+        // channel records are written where their first message is, not all first).
+        for what in [&["cat", "--json"][..], &["list", "channels"][..]] {
+            let listed = |from: &str| {
+                let mut args = what.to_vec();
+                let path = out(from);
+                args.push(path.to_str().unwrap());
+                stdout(&args)
+            };
+            assert_eq!(listed("url"), listed("file"), "{name}: convert, {what:?}");
+        }
+        // (The plain lines' columns are as wide as the channels known so far: a stream knows
+        // fewer at its start.)
+        assert!(
+            stdout(&["cat", "--json", url.as_str()]) == stdout(&["cat", "--json", local.as_str()]),
+            "{name}: cat"
+        );
+        let info: serde_json::Value =
+            serde_json::from_str(&stdout(&["info", "--json", url.as_str()])).unwrap();
+        let file: serde_json::Value =
+            serde_json::from_str(&stdout(&["info", "--json", local.as_str()])).unwrap();
+        assert_eq!(info["message_count"], file["message_count"], "{name}");
+        assert!(info["message_count"].as_u64().unwrap() > 0, "{name}");
+        assert_eq!(
+            info["index"]["reason"], "read from a stream",
+            "{name}: {info}"
+        );
+        assert_eq!(file["version"], version, "{name}");
+        assert_eq!(info["version"], version, "{name}");
+    }
+}
