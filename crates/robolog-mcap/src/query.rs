@@ -265,7 +265,6 @@ fn draft_iter(reader: &McapReader, all: &Bytes, want: &Want, order: Order) -> Me
     }
 }
 
-// The message type a query lists per wanted message stays small.
 /// The wanted messages outside chunks (an unchunked file), read with the one span of the file
 /// that holds them (nothing when none is wanted): a time range of a file read by position
 /// fetches about that share of it.
@@ -302,7 +301,8 @@ fn loose_batch(
             })
         })
         .collect();
-    Ok(Some(Batch::flat(span, entries)))
+    Ok(Some(Batch::flat_span(span, entries)))
 }
 
+// The message type a query lists per wanted message stays small.
 const _: () = assert!(size_of::<MsgRef>() <= 48);

@@ -40,12 +40,26 @@ impl<E: Entry> Batch<E> {
         }
     }
 
-    /// A copy of a batch made by [`Batch::flat`], for another query over the same messages.
+    /// Messages outside chunks whose entries find their bytes in `content`, a span of the file,
+    /// by positions of their own; their offsets are file offsets (they order them), and the
+    /// span's place in the file is not given.
+    pub fn flat_span(content: Bytes, entries: Vec<E>) -> Self {
+        Self {
+            file_offset: None,
+            ..Self::flat(content, entries)
+        }
+    }
+
+    /// A copy of a batch made by [`Batch::flat`] or [`Batch::flat_span`], for another query
+    /// over the same messages.
     pub(crate) fn copy_flat(&self) -> Self {
-        Self::flat(
-            self.content.clone().unwrap_or_default(),
-            self.entries.clone(),
-        )
+        Self {
+            file_offset: self.file_offset,
+            ..Self::flat(
+                self.content.clone().unwrap_or_default(),
+                self.entries.clone(),
+            )
+        }
     }
 
     fn of_chunk(chunk: usize, meta: &ChunkMeta, decoded: Decoded, entries: Vec<E>) -> Self {
