@@ -207,10 +207,8 @@ fn open_url_once(url: &str) -> Result<Input, Failure> {
     let input = remote.input();
     let read = |e: io::Error| Failure::about(format!("cannot read: {e}"), path, None);
     let head = input.read_up_to(0, 16).map_err(read)?;
-    let tail = input
-        .read_up_to(input.len().saturating_sub(64), 64)
-        .map_err(read)?;
-    let draft = robolog::mcap::draft::detect(&tail) == Some(robolog::mcap::Layout::Draft);
+    let draft = robolog::mcap::draft::detect_input(&input).map_err(read)?
+        == Some(robolog::mcap::Layout::Draft);
     if head.starts_with(b"#ROSRECORD V1.2") || draft {
         let options = open_options().mcap_layout(if draft {
             robolog::mcap::Layout::Draft

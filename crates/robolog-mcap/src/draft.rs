@@ -66,6 +66,21 @@ pub fn detect(data: &[u8]) -> Option<Layout> {
     detect_tail(data, data.len() as u64)
 }
 
+/// [`detect`] of a file read by position, from its last 64 bytes (one read; of a remote
+/// object, the tail fetched when it was opened).
+///
+/// ```
+/// use robolog_mcap::{Input, Layout, WriteOptions, Writer, draft};
+/// let file = Writer::new(Vec::new(), WriteOptions::default())?.finish()?;
+/// assert_eq!(draft::detect_input(&Input::from(file))?, Some(Layout::Ratified));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn detect_input(input: &Input) -> std::io::Result<Option<Layout>> {
+    const TAIL: u64 = 64;
+    let tail = input.read_up_to(input.len().saturating_sub(TAIL), TAIL)?;
+    Ok(detect_tail(&tail, input.len()))
+}
+
 /// [`detect`] from the last bytes of a file of `file_len` bytes (64 are enough).
 pub(crate) fn detect_tail(tail: &[u8], file_len: u64) -> Option<Layout> {
     let len = tail.len();

@@ -201,13 +201,11 @@ pub fn recover_input<W: Write>(
     }
     let len = input.len();
     let tail_len = (draft::FOOTER_RECORD_LEN + MAGIC.len()) as u64;
-    let tail = input
-        .read_up_to(len.saturating_sub(tail_len), tail_len)
-        .map_err(|source| McapError::Io {
-            offset: len.saturating_sub(tail_len),
-            source,
-        })?;
-    if draft::detect_tail(&tail, len) == Some(Layout::Draft) {
+    let layout = draft::detect_input(input).map_err(|source| McapError::Io {
+        offset: len.saturating_sub(tail_len),
+        source,
+    })?;
+    if layout == Some(Layout::Draft) {
         let head = draft_head(input)?;
         let reader = StreamReader::with_options(input.stream(0..len), draft_options(limits))
             .told_length(len);

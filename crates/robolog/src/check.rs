@@ -192,8 +192,7 @@ fn check_md5(c: &robolog_rosbag::Connection) -> Option<Problem> {
 
 #[cfg(feature = "mcap")]
 fn check_mcap(input: &Input) -> Result<(u64, Vec<Problem>)> {
-    let tail = input.read_up_to(input.len().saturating_sub(64), 64)?;
-    if robolog_mcap::draft::detect(&tail) == Some(robolog_mcap::Layout::Draft) {
+    if robolog_mcap::draft::detect_input(input)? == Some(robolog_mcap::Layout::Draft) {
         return check_draft_mcap(input);
     }
     // The summary first: read from the tail, before the walk over the whole file.
