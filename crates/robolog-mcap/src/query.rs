@@ -273,25 +273,27 @@ fn loose_batch(
     loose: &[LooseMessage],
     want: &Want,
 ) -> Result<Option<Batch<MsgRef>>> {
-    let wanted = || {
-        loose
+    let wanted: Vec<&LooseMessage> = loose
+        .iter()
+        .filter(|m| want.wants(u32::from(m.channel_id), m.log_time))
+        .collect();
+    let (Some(start), Some(end)) = (
+        wanted.iter().map(|m| m.offset).min(),
+        wanted
             .iter()
-            .filter(|m| want.wants(u32::from(m.channel_id), m.log_time))
-    };
-    let Some(start) = wanted().map(|m| m.offset).min() else {
+            .map(|m| m.offset.saturating_add(m.length))
+            .max(),
+    ) else {
         return Ok(None);
     };
-    let end = wanted()
-        .map(|m| m.offset.saturating_add(m.length))
-        .max()
-        .unwrap_or(start);
     let span = input
         .read(start..end.min(input.len()))
         .map_err(|source| McapError::Io {
             offset: start,
             source,
         })?;
-    let entries = wanted()
+    let entries = wanted
+        .iter()
         .filter_map(|m| {
             let at = message_at(&span, m.offset - start)?;
             // The record's place in the file orders it; its data is found in the span.
