@@ -184,29 +184,11 @@ fn a_chunk_over_the_limit_is_reported_without_decoding_it() {
     );
 }
 
-/// A file that is not "in memory" to the checker, so that `check_input` streams it, and that
-/// records every read.
-#[derive(Debug)]
-struct ByPosition {
-    data: Bytes,
-    reads: std::sync::Arc<std::sync::Mutex<Vec<std::ops::Range<u64>>>>,
-}
-
-impl robolog_query::ReadAt for ByPosition {
-    fn len(&self) -> u64 {
-        self.data.len() as u64
-    }
-    fn read_at(&self, range: std::ops::Range<u64>) -> std::io::Result<Bytes> {
-        self.reads.lock().unwrap().push(range.clone());
-        Ok(self.data.slice(range.start as usize..range.end as usize))
-    }
-}
-
 /// Checks `data` streamed from an input read by position: the problems and the message count
 /// of the check of the same bytes in memory, and the ranges read.
 fn streamed(data: &[u8]) -> (robolog_mcap::Checked, Vec<std::ops::Range<u64>>) {
     let reads = std::sync::Arc::default();
-    let input = robolog_query::Input::new(ByPosition {
+    let input = robolog_query::Input::new(crate::support::ByPosition {
         data: Bytes::copy_from_slice(data),
         reads: std::sync::Arc::clone(&reads),
     });

@@ -309,19 +309,6 @@ fn draft_files_convert_to_valid_ratified_files() {
     }
 }
 
-/// A file that the reader can read by position only (it is not "in memory" to it).
-#[derive(Debug)]
-struct ByPosition(Bytes);
-
-impl robolog_query::ReadAt for ByPosition {
-    fn len(&self) -> u64 {
-        self.0.len() as u64
-    }
-    fn read_at(&self, range: std::ops::Range<u64>) -> std::io::Result<Bytes> {
-        Ok(self.0.slice(range.start as usize..range.end as usize))
-    }
-}
-
 #[test]
 fn draft_files_read_by_position_recover_as_they_stream_to_the_same_file() {
     for (name, data) in variants() {
@@ -335,7 +322,10 @@ fn draft_files_read_by_position_recover_as_they_stream_to_the_same_file() {
         }
         for (what, data) in cases {
             let expected = recover(data.clone(), Vec::new(), WriteOptions::default());
-            let input = robolog_mcap::Input::new(ByPosition(Bytes::from(data)));
+            let input = robolog_mcap::Input::new(crate::support::ByPosition {
+                data: Bytes::from(data),
+                reads: Default::default(),
+            });
             let got = robolog_mcap::recover_input(
                 &input,
                 Vec::new(),
