@@ -29,11 +29,17 @@ impl<E: Entry> Batch<E> {
     /// offsets are file offsets, and `content` is the file from offset 0 (or as far as the
     /// messages reach). The engine keeps the wanted ones and sorts them.
     pub fn flat(content: Bytes, entries: Vec<E>) -> Self {
+        Self::flat_at(content, 0, entries)
+    }
+
+    /// Messages outside chunks whose bytes are in `content`, the span of the file that starts
+    /// at `file_offset`; their entries' offsets are from the start of the span.
+    pub fn flat_at(content: Bytes, file_offset: u64, entries: Vec<E>) -> Self {
         Self {
             chunk: None,
             position: 0,
             content: Some(content),
-            file_offset: Some(0),
+            file_offset: Some(file_offset),
             prefix_to: None,
             entries,
             next: 0,
