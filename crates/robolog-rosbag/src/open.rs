@@ -231,13 +231,12 @@ fn read_layout(
 #[derive(Debug)]
 pub(crate) struct BagData {
     pub(crate) input: Input,
-    /// The whole file of a 1.2 bag, whose messages are read from it in place.
-    pub(crate) v12_file: Option<Bytes>,
     pub(crate) version: Version,
     pub(crate) connections: Vec<Connection>,
     pub(crate) chunks: Vec<ChunkEntry>,
     /// Where chunk records may be: from the end of the file header to the index.
     pub(crate) chunk_section: Range<usize>,
+    /// A 1.2 bag's messages (outside chunks), in file order.
     pub(crate) v12_messages: Vec<V12Message>,
     pub(crate) summary: Summary,
     pub(crate) index_status: IndexStatus,
@@ -261,7 +260,6 @@ impl BagData {
     fn new(input: Input, version: Version, max_chunk_size: usize) -> Self {
         Self {
             input,
-            v12_file: None,
             version,
             connections: Vec::new(),
             chunks: Vec::new(),
@@ -422,11 +420,13 @@ fn open(input: Input, options: &OpenOptions) -> Result<Bag> {
 }
 
 fn open_v12(input: Input, start: usize, options: &OpenOptions) -> Result<BagData> {
-    // A 1.2 bag's messages are read in place from the whole file.
-    let file = input
-        .read_all()
-        .map_err(|source| Error::Read { offset: 0, source })?;
-    let contents = read_v12(&file, start, options.strict)?;
+    // What is read by position is bounded by the largest record accepted, as a chunk is.
+    let contents = read_v12(
+        &input,
+        start as u64,
+        options.strict,
+        options.max_chunk_size as u64,
+    )?;
     let mut summary = Summary {
         message_counts: contents.connections.iter().map(|c| (c.id, 0)).collect(),
         ..Summary::default()
@@ -439,7 +439,6 @@ fn open_v12(input: Input, start: usize, options: &OpenOptions) -> Result<BagData
         summary.end_ns = Some(summary.end_ns.map_or(ns, |e| e.max(ns)));
     }
     Ok(BagData {
-        v12_file: Some(file),
         connections: contents.connections,
         v12_messages: contents.messages,
         summary,

@@ -8,8 +8,10 @@ use robolog_framing::{Bytes, default_threads};
 use robolog_query::{Batch, Lent, Order, Want};
 
 use crate::chunks::{BagEntry, Chunks};
-use crate::error::Result;
-use crate::open::Bag;
+use crate::error::{Error, Result};
+use crate::format::version::Version;
+use crate::open::{Bag, BagData};
+use crate::v12::V12Message;
 
 /// Where a message record is in the file, for diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -152,25 +154,67 @@ impl Query {
     pub fn iter(self) -> Messages {
         let want = Want::new(self.wanted_connections(), self.range);
         let data = Arc::clone(&self.bag.inner);
+        // Format 1.2: messages outside chunks, in the file.
+        let flat = match data.version {
+            Version::V1_2 => v12_batch(&data, &want),
+            Version::V2_0 => Ok(None),
+        };
         let chunks = Chunks::new(Arc::clone(&data), &want);
         let mut query = robolog_query::Query::new(Arc::new(chunks), want)
             .order(self.order)
             .threads(self.threads.unwrap_or_else(default_threads))
             .cache_limit(data.max_chunk_size.min(128 << 20))
             .buffers(self.bag.buffers.clone());
-        if let Some(file) = &data.v12_file {
-            // Format 1.2: messages outside chunks, in the file.
-            let entries = data
-                .v12_messages
-                .iter()
-                .map(|m| BagEntry::new(m.offset as usize, m.conn, m.time, m.data.clone()))
-                .collect();
-            query = query.flat(Batch::flat(file.clone(), entries));
-        }
+        let failed = match flat {
+            Ok(Some(batch)) => {
+                query = query.flat(batch);
+                None
+            }
+            Ok(None) => None,
+            Err(e) => Some(e),
+        };
         Messages {
             inner: Box::new(query.run()),
+            failed,
         }
     }
+}
+
+/// The wanted messages of a 1.2 bag: in place when the file is in memory, otherwise read with
+/// the one span of the file that holds them (nothing when none is wanted), so that a time
+/// range of a file read by position fetches about that share of it.
+fn v12_batch(data: &BagData, want: &Want) -> Result<Option<Batch<BagEntry>>> {
+    let entry = |m: &V12Message, base: u64| {
+        let at = |offset: u64| (offset - base) as usize;
+        BagEntry::new(
+            at(m.offset),
+            m.conn,
+            m.time,
+            at(m.data.start)..at(m.data.end),
+        )
+    };
+    if let Some(file) = data.input.in_memory() {
+        // The engine keeps the wanted ones.
+        let entries = data.v12_messages.iter().map(|m| entry(m, 0)).collect();
+        return Ok(Some(Batch::flat(file.clone(), entries)));
+    }
+    let wanted: Vec<&V12Message> = data
+        .v12_messages
+        .iter()
+        .filter(|m| want.wants(m.conn, m.time.to_ns()))
+        .collect();
+    let (Some(start), Some(end)) = (
+        wanted.iter().map(|m| m.offset).min(),
+        wanted.iter().map(|m| m.data.end).max(),
+    ) else {
+        return Ok(None);
+    };
+    let span = data.input.read(start..end).map_err(|source| Error::Read {
+        offset: start,
+        source,
+    })?;
+    let entries = wanted.into_iter().map(|m| entry(m, start)).collect();
+    Ok(Some(Batch::flat_at(span, start, entries)))
 }
 
 impl IntoIterator for Query {
@@ -191,6 +235,8 @@ impl IntoIterator for Query {
 #[derive(Debug)]
 pub struct Messages {
     inner: Box<robolog_query::Messages<Chunks>>,
+    /// Why a 1.2 bag's messages could not be read, handed out first.
+    failed: Option<Error>,
 }
 
 /// Where a lent entry's record is.
@@ -222,6 +268,9 @@ impl Messages {
     /// ```
     #[inline]
     pub fn next_ref(&mut self) -> Option<Result<MessageRef<'_>>> {
+        if let Some(e) = self.failed.take() {
+            return Some(Err(e));
+        }
         let lent = match self.inner.next_entry()? {
             Ok(lent) => lent,
             Err(e) => return Some(Err(e)),
@@ -239,6 +288,9 @@ impl Iterator for Messages {
     type Item = Result<Message>;
 
     fn next(&mut self) -> Option<Result<Message>> {
+        if let Some(e) = self.failed.take() {
+            return Some(Err(e));
+        }
         let lent = match self.inner.next_entry()? {
             Ok(lent) => lent,
             Err(e) => return Some(Err(e)),

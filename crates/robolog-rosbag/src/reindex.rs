@@ -347,13 +347,16 @@ fn convert_v12<W: Write + Seek>(
     output: W,
     options: &ReindexOptions,
 ) -> Result<ReindexReport> {
-    let contents = linear(input, false)?;
+    // In memory, a record may be as long as the file.
+    let contents = linear(&Input::from(input.clone()), false, input.len() as u64)?;
     let mut writer = Writer::with_options(output, options.write.clone())?;
     for connection in &contents.connections {
         writer.insert_connection(connection.clone())?;
     }
     for m in &contents.messages {
-        writer.write_at(m.conn, m.time, &input[m.data.clone()])?;
+        // Where a message lies in memory fits in memory.
+        let data = m.data.start as usize..m.data.end as usize;
+        writer.write_at(m.conn, m.time, &input[data])?;
     }
     let (_, chunks) = writer.finish_with_count()?;
     Ok(ReindexReport {

@@ -324,6 +324,12 @@ impl<R: Read> StreamReader<R> {
         self.v12.connections
     }
 
+    /// The offset of the next byte to read: after a 1.2 bag's message, the end of its record
+    /// (each of its records holds one message, handed out as soon as it is read).
+    pub(crate) fn position(&self) -> u64 {
+        self.source.pos()
+    }
+
     /// The next message, `Ok(None)` at the end.
     pub fn next_message(&mut self) -> Result<Option<Message>> {
         loop {

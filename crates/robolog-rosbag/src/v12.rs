@@ -1,11 +1,13 @@
 //! Reading format 1.2: through its per-topic index (absolute offsets) when it has a valid one,
-//! by a linear walk of the records otherwise (the 1.2 stream reader's walk, over the file's
-//! bytes).
+//! by a linear walk of the records otherwise (the 1.2 stream reader's walk). Either way the
+//! file is read once, front to back: sliced when it is in memory, streamed otherwise (a remote
+//! object, say), and only where each message lies is kept.
 
 use std::collections::HashMap;
 use std::ops::Range;
 
-use robolog_framing::{Problem, ProblemKind};
+use robolog_framing::{Bytes, Problem, ProblemKind};
+use robolog_query::{Input, InputStream};
 
 use crate::connection::Connection;
 use crate::error::{Error, RecordKind, Result};
@@ -21,7 +23,7 @@ use crate::stream::{StreamOptions, StreamReader};
 pub(crate) struct V12Message {
     pub(crate) conn: u32,
     pub(crate) time: RosTime,
-    pub(crate) data: Range<usize>,
+    pub(crate) data: Range<u64>,
     /// Offset of the MSG_DATA record.
     pub(crate) offset: u64,
 }
@@ -110,39 +112,63 @@ impl V12Definitions {
     }
 }
 
-/// Where the records of a 1.2 bag start, and its index position (0 = none).
-pub(crate) fn v12_layout(file: &[u8], start: usize) -> Result<(usize, u64, bool)> {
-    if start >= file.len() {
+/// Where the records of a 1.2 bag whose version line ends at `start` begin (after its file
+/// header, when it has one), its index position (0 = none), and whether it has a file header.
+pub(crate) fn v12_layout(input: &Input, start: u64) -> Result<(u64, u64, bool)> {
+    if start >= input.len() {
         return Ok((start, 0, false));
     }
-    let record = view_record(&file[start..], start as u64)?;
+    let mut head = input.read_up_to(start, HEAD_LEN).map_err(read(start))?;
+    if start + (head.len() as u64) < input.len()
+        && let Ok(record) = view_record(&head, start)
+        && !record.is_complete()
+    {
+        // A file header longer than the bytes read: read it whole.
+        let len = 8 + record.header.len() as u64 + u64::from(record.data_len);
+        head = input.read_up_to(start, len).map_err(read(start))?;
+    }
+    let record = view_record(&head, start)?;
     match parse_v12_header(record.header, record.header_offset())? {
         V12Header::FileHeader { index_pos } => {
             if !record.is_complete() {
                 return Err(record.truncated(RecordKind::FileHeader));
             }
-            Ok((start + record.len(), index_pos, true))
+            Ok((start + record.len() as u64, index_pos, true))
         }
         _ => Ok((start, 0, false)),
     }
 }
 
-/// Reads a 1.2 bag whose version line ends at `start`.
-pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Contents> {
-    let (records_start, index_pos, has_header) = v12_layout(file, start)?;
+/// Bytes read for a file header (which ROS pads to 4 KiB; a longer one is read again whole).
+const HEAD_LEN: u64 = 8 << 10;
+
+fn read(offset: u64) -> impl FnOnce(std::io::Error) -> Error {
+    move |source| Error::Read { offset, source }
+}
+
+/// Reads a 1.2 bag whose version line ends at `start`. `record_limit` bounds the header of a
+/// record read by position and a record walked by the linear read (a record in memory is
+/// bounded by the file alone).
+pub(crate) fn read_v12(
+    input: &Input,
+    start: u64,
+    strict: bool,
+    record_limit: u64,
+) -> Result<V12Contents> {
+    let (records_start, index_pos, has_header) = v12_layout(input, start)?;
     if index_pos == 0 {
         if has_header && strict {
             return Err(Error::Unindexed);
         }
-        let mut contents = linear(file, strict)?;
+        let mut contents = linear(input, strict, record_limit)?;
         contents.status = Some(IndexStatus::Missing);
         return Ok(contents);
     }
-    match indexed(file, records_start, index_pos) {
+    match indexed(input, records_start, index_pos, record_limit) {
         Ok(contents) => Ok(contents),
-        Err(e) if strict => Err(e),
+        Err(e) if strict || matches!(e, Error::Read { .. }) => Err(e),
         Err(e) => {
-            let mut contents = linear(file, false)?;
+            let mut contents = linear(input, false, record_limit)?;
             let (offset, message) = match e {
                 Error::IndexDamaged { offset, message } => (offset, message),
                 other => (other.offset().unwrap_or(index_pos), other.to_string()),
@@ -163,33 +189,31 @@ pub(crate) fn read_v12(file: &[u8], start: usize, strict: bool) -> Result<V12Con
 
 /// Walks every record in file order, keeping the messages before the first damage.
 ///
-/// The walk is the 1.2 stream reader's, over the file's bytes: one set of rules (zero runs,
-/// record framing, definitions, damage and its wording) for both ways of reading a 1.2 bag. Each
-/// message is kept as where its data lies in `file` (the stream reader hands over a copy, which
-/// is dropped at once). Without `strict`, damage ends the walk and is reported instead of
-/// returned.
-pub(crate) fn linear(file: &[u8], strict: bool) -> Result<V12Contents> {
-    // A record cannot be longer than the file: no other limit is needed in memory.
-    let options = StreamOptions::new()
-        .recover(!strict)
-        .max_record_size(file.len() as u64);
-    let mut reader = StreamReader::with_options(file, options)?;
+/// The walk is the 1.2 stream reader's, over the input streamed front to back: one set of
+/// rules (zero runs, record framing, definitions, damage and its wording) for both ways of
+/// reading a 1.2 bag. Each message is kept as where its data lies in the file (the stream
+/// reader hands over a copy, which is dropped at once). Without `strict`, damage ends the
+/// walk and is reported instead of returned. A record may be as long as the file when it is
+/// in memory, and `record_limit` bytes otherwise.
+pub(crate) fn linear(input: &Input, strict: bool, record_limit: u64) -> Result<V12Contents> {
+    let limit = match input.in_memory() {
+        Some(_) => input.len(),
+        None => record_limit.min(input.len()),
+    };
+    let options = StreamOptions::new().recover(!strict).max_record_size(limit);
+    let mut reader = StreamReader::with_options(input.stream(0..input.len()), options)?;
     let mut contents = V12Contents::default();
     while let Some(message) = reader.next_message()? {
         let Position::File(offset) = message.position else {
             continue; // a 1.2 bag has no chunks
         };
-        let data = data_range(file, offset, message.data.len()).ok_or_else(|| {
-            Error::malformed(
-                RecordKind::MessageData,
-                offset,
-                "the stream's message does not lie where its record is",
-            )
-        })?;
+        // The reader has just read the message's data, the end of its record.
+        let end = reader.position();
+        let start = end - message.data.len() as u64;
         contents.messages.push(V12Message {
             conn: message.conn,
             time: RosTime::from_ns(message.time_ns)?,
-            data,
+            data: start..end,
             offset,
         });
     }
@@ -202,114 +226,124 @@ pub(crate) fn linear(file: &[u8], strict: bool) -> Result<V12Contents> {
     Ok(contents)
 }
 
-/// Where the data of the record at `offset` lies, if it is `len` bytes long there: after the
-/// header length, the header and the data length.
-fn data_range(file: &[u8], offset: u64, len: usize) -> Option<Range<usize>> {
-    let at = usize::try_from(offset).ok()?;
-    let header_len = file.get(at..at.checked_add(4)?)?;
-    let header_len = u32::from_le_bytes(header_len.try_into().ok()?) as usize;
-    let start = at.checked_add(8)?.checked_add(header_len)?;
-    let end = start.checked_add(len)?;
-    (end <= file.len()).then_some(start..end)
-}
-
 /// A topic and its index entries (time, absolute position).
 type TopicIndex = (Vec<u8>, Vec<(RosTime, u64)>);
 
-/// Reads through the per-topic index, checking every offset against the file.
-fn indexed(file: &[u8], records_start: usize, index_pos: u64) -> Result<V12Contents> {
-    let damaged = |offset: u64, message: String| Error::index_damaged(offset, message);
-    let index_start = usize::try_from(index_pos)
-        .ok()
-        .filter(|&p| p >= records_start && p <= file.len())
-        .ok_or_else(|| {
-            damaged(
-                index_pos,
-                format!("index_pos {index_pos} is outside the file"),
-            )
-        })?;
-    // (topic, entries of (time, pos))
-    let mut topics: Vec<TopicIndex> = Vec::new();
-    let mut pos = index_start;
-    while pos < file.len() {
-        let record = view_record(&file[pos..], pos as u64)
-            .ok()
-            .filter(|r| r.is_complete())
-            .ok_or_else(|| damaged(pos as u64, "index record cut short".into()))?;
-        let V12Header::IndexData { ver, topic, count } =
-            parse_v12_header(record.header, record.header_offset())
-                .map_err(|e| damaged(pos as u64, e.to_string()))?
-        else {
-            return Err(damaged(pos as u64, "expected a topic index record".into()));
-        };
-        if ver != 0 {
-            return Err(damaged(
-                pos as u64,
-                format!("topic index version {ver}, expected 0"),
-            ));
-        }
-        if (record.data.len() as u64) < 16 * u64::from(count) {
-            return Err(damaged(
-                pos as u64,
-                format!(
-                    "topic index holds {} bytes for {count} entries",
-                    record.data.len()
-                ),
-            ));
-        }
-        let entries = record.data[..16 * count as usize]
-            .chunks_exact(16)
-            .map(|e| {
-                let time = RosTime::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]);
-                let at = u64::from_le_bytes([e[8], e[9], e[10], e[11], e[12], e[13], e[14], e[15]]);
-                (time, at)
-            })
-            .collect();
-        topics.push((topic.to_vec(), entries));
-        pos += record.len();
+/// What the first record an index entry points at is.
+enum FirstRecord {
+    /// Cut short, or its head is not there.
+    Cut,
+    /// A message definition: (topic, type, md5, definition).
+    Definition(Vec<u8>, Definition),
+    Other,
+}
+
+/// The message an index entry leads to, past the definitions before it.
+struct Found {
+    /// The message's topic, as the index of that topic in the index (`None`: not indexed).
+    topic: Option<usize>,
+    time: RosTime,
+    data: Range<u64>,
+    offset: u64,
+}
+
+/// What was found where one or more index entries point.
+struct Target {
+    first: FirstRecord,
+    message: std::result::Result<Found, &'static str>,
+}
+
+/// Reads through the per-topic index, checking every entry against the record it points at.
+///
+/// The records are read in one pass in file order (streamed when the input is not in memory),
+/// then the entries are judged topic by topic, as a linear reader meets their definitions.
+fn indexed(
+    input: &Input,
+    records_start: u64,
+    index_pos: u64,
+    header_limit: u64,
+) -> Result<V12Contents> {
+    let damaged = |offset: u64, message: &str| Error::index_damaged(offset, message.to_owned());
+    if index_pos < records_start || index_pos > input.len() {
+        return Err(damaged(
+            index_pos,
+            &format!("index_pos {index_pos} is outside the file"),
+        ));
     }
-    let mut defs = V12Definitions::default();
-    let mut contents = V12Contents::default();
+    let index_start = index_pos;
+    let mut topics = topic_indexes(input, index_start, header_limit)?;
     // Connections in file order of their definitions, like a linear read.
     topics.sort_by_key(|(_, entries)| entries.first().map_or(u64::MAX, |e| e.1));
-    for (topic, entries) in &topics {
+    let in_records = |at: u64| at >= records_start && at < index_start;
+    let mut positions: Vec<u64> = topics
+        .iter()
+        .flat_map(|(_, entries)| entries.iter().map(|&(_, at)| at))
+        .filter(|&at| in_records(at))
+        .collect();
+    positions.sort_unstable();
+    positions.dedup();
+    let targets = visit(
+        input,
+        records_start..index_start,
+        &positions,
+        &topics,
+        header_limit,
+    )?;
+    let target = |at: u64| {
+        positions
+            .binary_search(&at)
+            .ok()
+            .map(|i| &targets[i])
+            .filter(|_| in_records(at))
+    };
+
+    let mut defs = V12Definitions::default();
+    let mut contents = V12Contents::default();
+    for (rank, (topic, entries)) in topics.iter().enumerate() {
         let Some(&(_, def_pos)) = entries.first() else {
             continue;
         };
-        let def_at = checked_pos(def_pos, records_start, index_start)
-            .ok_or_else(|| damaged(def_pos, "index entry points outside the records".into()))?;
-        let record = view_record(&file[def_at..index_start], def_at as u64)
-            .ok()
-            .filter(|r| r.is_complete())
-            .ok_or_else(|| damaged(def_pos, "index entry points at a cut record".into()))?;
-        match parse_v12_header(record.header, record.header_offset()) {
-            Ok(V12Header::MessageDefinition {
-                topic: def_topic,
-                md5,
-                message_type,
-                definition,
-            }) if def_topic == topic.as_slice() => {
-                defs.define(topic, message_type, md5, definition)
-            }
+        let first = target(def_pos)
+            .ok_or_else(|| damaged(def_pos, "index entry points outside the records"))?;
+        let (message_type, md5, definition) = match &first.first {
+            FirstRecord::Cut => return Err(damaged(def_pos, "index entry points at a cut record")),
+            FirstRecord::Definition(def_topic, def) if def_topic == topic => def,
             _ => {
                 return Err(damaged(
                     def_pos,
-                    "the first index entry of a topic does not point at its message definition"
-                        .into(),
+                    "the first index entry of a topic does not point at its message definition",
                 ));
             }
-        }
+        };
+        defs.define(topic, message_type, md5, definition);
+        let conn = defs
+            .connection_for(topic, None, def_pos)
+            .map_err(|e| damaged(def_pos, &e.to_string()))?;
         for &(time, at) in entries {
-            let message = resolve(file, records_start, index_start, at, topic, &mut defs)
-                .map_err(|why| damaged(at, why))?;
-            if message.time != time {
+            let found = match target(at).map(|t| &t.message) {
+                None => return Err(damaged(at, "index entry points outside the records")),
+                Some(Err(why)) => return Err(damaged(at, why)),
+                Some(Ok(found)) if found.topic == Some(rank) => found,
+                Some(Ok(_)) => {
+                    return Err(damaged(
+                        at,
+                        "index entry does not point at a message of its topic",
+                    ));
+                }
+            };
+            if found.time != time {
                 contents.problems.push(Problem::warning(
                     ProblemKind::Index,
                     at,
                     "index entry time differs from the message's own time; the message's is used",
                 ));
             }
-            contents.messages.push(message);
+            contents.messages.push(V12Message {
+                conn,
+                time: found.time,
+                data: found.data.clone(),
+                offset: found.offset,
+            });
         }
     }
     contents.messages.sort_by_key(|m| m.offset);
@@ -318,46 +352,217 @@ fn indexed(file: &[u8], records_start: usize, index_pos: u64) -> Result<V12Conte
     Ok(contents)
 }
 
-fn checked_pos(pos: u64, start: usize, end: usize) -> Option<usize> {
-    usize::try_from(pos).ok().filter(|&p| p >= start && p < end)
+/// The topic index records from `index_start` to the end of the file.
+fn topic_indexes(input: &Input, index_start: u64, header_limit: u64) -> Result<Vec<TopicIndex>> {
+    let damaged = |offset: u64, message: String| Error::index_damaged(offset, message);
+    let end = input.len();
+    let mut heads = RecordHeads::new(input, index_start, end, header_limit);
+    let mut topics: Vec<TopicIndex> = Vec::new();
+    let mut pos = index_start;
+    while pos < end {
+        let head = match heads.head(pos)? {
+            Ok(head) if head.data.end <= end => head,
+            _ => return Err(damaged(pos, "index record cut short".into())),
+        };
+        let data = head.data.clone();
+        let V12Header::IndexData { ver, topic, count } =
+            parse_v12_header(head.header, pos + 4).map_err(|e| damaged(pos, e.to_string()))?
+        else {
+            return Err(damaged(pos, "expected a topic index record".into()));
+        };
+        if ver != 0 {
+            return Err(damaged(
+                pos,
+                format!("topic index version {ver}, expected 0"),
+            ));
+        }
+        let topic = topic.to_vec();
+        let entries_len = 16 * u64::from(count);
+        if data.end - data.start < entries_len {
+            return Err(damaged(
+                pos,
+                format!(
+                    "topic index holds {} bytes for {count} entries",
+                    data.end - data.start
+                ),
+            ));
+        }
+        let entries = heads
+            .bytes(data.start, entries_len)
+            .map_err(read(data.start))?
+            .chunks_exact(16)
+            .map(|e| {
+                let time = RosTime::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]]);
+                let at = u64::from_le_bytes([e[8], e[9], e[10], e[11], e[12], e[13], e[14], e[15]]);
+                (time, at)
+            })
+            .collect();
+        topics.push((topic, entries));
+        pos = data.end;
+    }
+    Ok(topics)
 }
 
-/// Reads the message an index entry points at: skip MSG_DEF records, then a MSG_DATA on
-/// `topic`.
-fn resolve(
-    file: &[u8],
-    start: usize,
-    end: usize,
-    at: u64,
-    topic: &[u8],
-    defs: &mut V12Definitions,
-) -> std::result::Result<V12Message, String> {
-    let mut pos = checked_pos(at, start, end).ok_or("index entry points outside the records")?;
-    loop {
-        let record = view_record(&file[pos..end], pos as u64)
-            .ok()
-            .filter(|r| r.is_complete())
-            .ok_or("index entry points at a cut record")?;
-        match parse_v12_header(record.header, record.header_offset()).map_err(|e| e.to_string())? {
-            V12Header::MessageDefinition { .. } => pos += record.len(),
-            V12Header::MessageData {
-                topic: t,
-                message_type,
-                time,
-                ..
-            } if t == topic => {
-                let conn = defs
-                    .connection_for(topic, message_type, pos as u64)
-                    .map_err(|e| e.to_string())?;
-                let data_start = record.data_offset() as usize;
-                return Ok(V12Message {
-                    conn,
-                    time,
-                    data: data_start..data_start + record.data.len(),
-                    offset: pos as u64,
-                });
+/// What is at each of `positions` (sorted, within `records`): the record there, and the
+/// message it leads to past any message definitions, as a reader following the entry finds.
+fn visit(
+    input: &Input,
+    records: Range<u64>,
+    positions: &[u64],
+    topics: &[TopicIndex],
+    header_limit: u64,
+) -> Result<Vec<Target>> {
+    let ranks: HashMap<&[u8], usize> = topics
+        .iter()
+        .enumerate()
+        .map(|(rank, (topic, _))| (topic.as_slice(), rank))
+        .collect();
+    let mut heads = RecordHeads::new(input, records.start, records.end, header_limit);
+    let mut targets = Vec::with_capacity(positions.len());
+    for &at in positions {
+        let mut first = FirstRecord::Cut;
+        let mut pos = at;
+        let message = loop {
+            let head = match heads.head(pos)? {
+                Ok(head) if head.data.end <= records.end => head,
+                Err(HeadFault::TooLarge) => {
+                    break Err("index entry points at a record whose header exceeds the limit");
+                }
+                _ => break Err("index entry points at a cut record"),
+            };
+            let Ok(header) = parse_v12_header(head.header, pos + 4) else {
+                if pos == at {
+                    first = FirstRecord::Other;
+                }
+                break Err("index entry does not point at a message of its topic");
+            };
+            if pos == at {
+                first = match &header {
+                    V12Header::MessageDefinition {
+                        topic,
+                        md5,
+                        message_type,
+                        definition,
+                    } => FirstRecord::Definition(
+                        topic.to_vec(),
+                        (message_type.to_vec(), md5.to_vec(), definition.to_vec()),
+                    ),
+                    _ => FirstRecord::Other,
+                };
             }
-            _ => return Err("index entry does not point at a message of its topic".into()),
+            match header {
+                V12Header::MessageDefinition { .. } => pos = head.data.end,
+                V12Header::MessageData { topic, time, .. } => {
+                    break Ok(Found {
+                        topic: ranks.get(topic).copied(),
+                        time,
+                        data: head.data.clone(),
+                        offset: pos,
+                    });
+                }
+                _ => break Err("index entry does not point at a message of its topic"),
+            }
+        };
+        targets.push(Target { first, message });
+    }
+    Ok(targets)
+}
+
+/// A record's header and where its data lies (which may reach past the end of what holds it).
+struct Head<'a> {
+    header: &'a [u8],
+    data: Range<u64>,
+}
+
+/// Why a record's head could not be read.
+enum HeadFault {
+    /// The region ends within it.
+    Cut,
+    /// Its header is longer than the limit (a length read by position is checked before
+    /// anything is allocated for it).
+    TooLarge,
+}
+
+/// Reads the heads of records (length, header, data length) in a region of an input, at
+/// increasing offsets: an input in memory is sliced; another is streamed front to back, each
+/// byte fetched once, the data between heads passed over. An offset behind the stream is read
+/// by position.
+struct RecordHeads<'a> {
+    input: &'a Input,
+    end: u64,
+    stream: Option<InputStream>,
+    /// Where the stream is.
+    next: u64,
+    buf: Vec<u8>,
+    /// A read behind the stream.
+    behind: Bytes,
+    header_limit: u64,
+}
+
+impl<'a> RecordHeads<'a> {
+    fn new(input: &'a Input, start: u64, end: u64, header_limit: u64) -> Self {
+        let stream = match input.in_memory() {
+            Some(_) => None,
+            None => Some(input.stream(start..end)),
+        };
+        Self {
+            input,
+            end,
+            stream,
+            next: start,
+            buf: Vec::new(),
+            behind: Bytes::new(),
+            header_limit,
         }
+    }
+
+    /// The head of the record at `pos`.
+    fn head(&mut self, pos: u64) -> Result<std::result::Result<Head<'_>, HeadFault>> {
+        let Some(header_at) = pos.checked_add(4).filter(|&at| at <= self.end) else {
+            return Ok(Err(HeadFault::Cut));
+        };
+        let len = self.bytes(pos, 4).map_err(read(pos))?;
+        let header_len = u64::from(u32::from_le_bytes([len[0], len[1], len[2], len[3]]));
+        if header_len > self.header_limit {
+            return Ok(Err(HeadFault::TooLarge));
+        }
+        if header_at + header_len + 4 > self.end {
+            return Ok(Err(HeadFault::Cut));
+        }
+        let head = self
+            .bytes(header_at, header_len + 4)
+            .map_err(read(header_at))?;
+        let (header, data_len) = head.split_at(header_len as usize);
+        let data_len = u64::from(u32::from_le_bytes([
+            data_len[0],
+            data_len[1],
+            data_len[2],
+            data_len[3],
+        ]));
+        let data_start = header_at + header_len + 4;
+        Ok(Ok(Head {
+            header,
+            data: data_start..data_start + data_len,
+        }))
+    }
+
+    /// The `len` bytes at `at`, which lie within the region.
+    fn bytes(&mut self, at: u64, len: u64) -> std::io::Result<&[u8]> {
+        if let Some(file) = self.input.in_memory() {
+            return Ok(&file[at as usize..(at + len) as usize]);
+        }
+        let Some(stream) = self.stream.as_mut().filter(|_| at >= self.next) else {
+            self.behind = self.input.read(at..at + len)?;
+            return Ok(&self.behind);
+        };
+        std::io::copy(
+            &mut std::io::Read::take(&mut *stream, at - self.next),
+            &mut std::io::sink(),
+        )?;
+        self.buf.clear();
+        self.buf.resize(len as usize, 0);
+        std::io::Read::read_exact(stream, &mut self.buf)?;
+        self.next = at + len;
+        Ok(&self.buf)
     }
 }

@@ -11,6 +11,7 @@ mod hostile_generated;
 mod interop;
 mod lending;
 mod linear_agree;
+mod positional;
 mod query_prefix;
 mod testdata_manifest;
 mod truncation;
