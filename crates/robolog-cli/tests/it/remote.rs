@@ -1084,6 +1084,84 @@ fn check_of_a_url_on_a_terminal_shows_the_bytes_fetched() {
     );
 }
 
+/// About 80 MB of incompressible messages of 64 KiB in a bag 1.2, which has no chunks: its
+/// per-topic index lists every message where it lies in the file.
+fn large_bag_1_2(path: &Path) {
+    let mut writer = robolog::rosbag::V12Writer::new(std::fs::File::create(path).unwrap()).unwrap();
+    let topic = writer
+        .add_topic(
+            "/lidar",
+            "std_msgs/UInt8MultiArray",
+            "82373f1612381bb6ee473b5cd6f5d89c",
+            "",
+        )
+        .unwrap();
+    for (i, payload) in (0..1_250u64).zip(random_payloads()) {
+        writer
+            .write(topic, 1_700_000_000_000_000_000 + i * 100_000_000, &payload)
+            .unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+/// `check` of a bag 1.2, whose index is checked against every record it points at: from a URL,
+/// the object streams in once and is never held whole, and the report is the local file's,
+/// with its index whole or damaged (then the bag is read by a linear scan, streamed too).
+#[test]
+#[allow(clippy::print_stderr)] // the figures measured, for the test's log
+fn check_of_a_large_bag_1_2_url_holds_a_window_of_it_not_the_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(nginx) = Nginx::start(dir.path()) else {
+        return;
+    };
+    let local = nginx.root().join("large.bag");
+    large_bag_1_2(&local);
+    let size = std::fs::metadata(&local).unwrap().len();
+    assert!(size > 75 << 20, "{size}");
+    // The last index entry points into the middle of a message.
+    let mut damaged = std::fs::read(&local).unwrap();
+    let last_entry = damaged.len() - 8;
+    let pointed = u64::from_le_bytes(damaged[last_entry..].try_into().unwrap());
+    damaged[last_entry..].copy_from_slice(&(pointed + 1_000).to_le_bytes());
+    std::fs::write(nginx.root().join("damaged.bag"), &damaged).unwrap();
+    std::fs::write(
+        nginx.root().join("small.bag"),
+        robolog_testkit::testdata::read("bags/generated/ros_comm/v12_indexed.bag"),
+    )
+    .unwrap();
+    let Some((_, baseline)) = robolog_peak_memory(["check", &nginx.url("small.bag")]) else {
+        return;
+    };
+    for (name, code) in [("large.bag", 0), ("damaged.bag", 1)] {
+        let url = nginx.url(name);
+        nginx.clear();
+        let Some((status, peak)) = robolog_peak_memory(["check", &url]) else {
+            return;
+        };
+        let (count, fetched) = totals(&nginx.requests());
+        eprintln!(
+            "check of the {size}-byte bag 1.2 {name}: peak resident memory {peak} bytes ({baseline} for a small one), {count} requests, {fetched} bytes fetched"
+        );
+        assert_eq!(status, code, "{name}");
+        let once = if code == 0 { 1 } else { 2 };
+        assert!(
+            fetched >= size && fetched < once * size + size / 20,
+            "{name}: {fetched} of {size}"
+        );
+        assert!(
+            peak.saturating_sub(baseline) < 48 << 20,
+            "{name}: peak resident memory {peak} (of a small object: {baseline}) for a {size}-byte object"
+        );
+        let path = nginx.root().join(name);
+        let local = robolog(["check", "--json", path.to_str().unwrap()]);
+        let remote = robolog(["check", "--json", url.as_str()]);
+        assert_eq!(nameless(&remote.stdout), nameless(&local.stdout), "{name}");
+        let report = nameless(&local.stdout);
+        assert_eq!(report["messages"], 1_250, "{report}");
+        assert_eq!(report["valid"], code == 0, "{report}");
+    }
+}
+
 /// A bag 1.2 and an MCAP file in the draft layout, whose readers index them by a pass over the
 /// whole file: a URL of one streams in for the commands that read it once (`convert`, `cat`,
 /// `info`), rather than being fetched into memory whole, and gives what the local file gives.
