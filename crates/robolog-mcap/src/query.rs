@@ -14,8 +14,8 @@ use crate::error::{McapError, Result};
 use crate::linear::LinearReader;
 use crate::message::OwnedMessage;
 use crate::options::Layout;
-use crate::reader::McapReader;
-use crate::records::Message;
+use crate::reader::{McapReader, draft_records};
+use crate::records::{Message, Record};
 use crate::summary::LooseMessage;
 
 /// Which messages a query returns, built with [`McapReader::messages`].
@@ -75,8 +75,8 @@ impl<'r> MessageQuery<'r> {
     pub fn iter(self) -> Result<MessageIter> {
         let reader = self.reader;
         let want = Want::new(self.wanted_channels(), self.range);
-        if let Some(all) = &reader.draft {
-            return Ok(draft_iter(reader, all, &want, self.order));
+        if reader.draft {
+            return draft_iter(reader, &want, self.order);
         }
         let opts = &reader.opts;
         let chunks = Chunks {
@@ -224,16 +224,44 @@ impl Iterator for MessageIter {
     }
 }
 
-/// Draft files: a linear pass, filtered and sorted in memory (draft files are small and rare).
-fn draft_iter(reader: &McapReader, all: &Bytes, want: &Want, order: Order) -> MessageIter {
-    let opts = reader.opts.clone().layout(Layout::Draft);
-    let mut messages: Vec<Result<OwnedMessage>> = LinearReader::with_options(all.clone(), opts)
-        .into_messages()
-        .filter(|m| match m {
-            Ok(m) => want.wants(u32::from(m.channel_id), m.log_time),
-            Err(_) => true,
-        })
-        .collect();
+/// Draft files: a linear pass, the wanted messages sorted in memory (draft files are small and
+/// rare).
+fn draft_iter(reader: &McapReader, want: &Want, order: Order) -> Result<MessageIter> {
+    let wanted = |m: &Result<OwnedMessage>| match m {
+        Ok(m) => want.wants(u32::from(m.channel_id), m.log_time),
+        Err(_) => true,
+    };
+    let mut messages: Vec<Result<OwnedMessage>> = match reader.input().in_memory() {
+        // In place: the messages share the file's buffer and its chunks'.
+        Some(all) => {
+            let opts = reader.opts.clone().layout(Layout::Draft);
+            LinearReader::with_options(all.clone(), opts)
+                .into_messages()
+                .filter(wanted)
+                .collect()
+        }
+        None => {
+            let mut messages = Vec::new();
+            draft_records(reader.input(), &reader.opts, |record| {
+                let message = match record {
+                    Ok(Record::Message(m)) => Ok(OwnedMessage {
+                        channel_id: m.channel_id,
+                        sequence: m.sequence,
+                        log_time: m.log_time,
+                        publish_time: m.publish_time,
+                        data: Bytes::copy_from_slice(m.data),
+                    }),
+                    Ok(_) => return Ok(()),
+                    Err(e) => Err(e),
+                };
+                if wanted(&message) {
+                    messages.push(message);
+                }
+                Ok(())
+            })?;
+            messages
+        }
+    };
     match order {
         Order::File => {}
         Order::LogTime | Order::ReverseLogTime => {
@@ -257,12 +285,12 @@ fn draft_iter(reader: &McapReader, all: &Bytes, want: &Want, order: Order) -> Me
             });
         }
     }
-    MessageIter {
+    Ok(MessageIter {
         inner: Inner::Listed {
             messages: messages.into_iter(),
             lent: None,
         },
-    }
+    })
 }
 
 /// The wanted messages outside chunks (an unchunked file), read with the one span of the file

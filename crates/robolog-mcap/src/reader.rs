@@ -14,7 +14,8 @@ use crate::linear::{LinearReader, frame_at};
 use crate::options::{Layout, ReadOptions};
 use crate::parse::attachment_crc_span;
 use crate::query::MessageQuery;
-use crate::records::{Attachment, AttachmentIndex, Metadata, MetadataIndex, Record, op};
+use crate::records::{Attachment, AttachmentIndex, MAGIC, Metadata, MetadataIndex, Record, op};
+use crate::stream::StreamReader;
 use crate::summary::{self, Summary, SummarySource};
 
 /// Reads an MCAP file through its index.
@@ -45,8 +46,8 @@ use crate::summary::{self, Summary, SummarySource};
 pub struct McapReader {
     pub(crate) shared: Arc<Shared>,
     pub(crate) opts: ReadOptions,
-    /// The whole file, for files in the draft layout (read linearly).
-    pub(crate) draft: Option<Bytes>,
+    /// True for a file in the draft layout, read linearly (see [`draft_records`]).
+    pub(crate) draft: bool,
     /// Decode buffers, shared by this reader's queries.
     pub(crate) buffers: BufferPool,
 }
@@ -64,8 +65,8 @@ impl McapReader {
     }
 
     /// Opens an input with `opts`. A file in the pre-ratification draft layout (told by its
-    /// footer) is read whole, and its queries walk it: its index is not used (check, recovery
-    /// and conversion of one stream it instead).
+    /// footer) is walked front to back at opening and by each query (streamed, when it is not
+    /// in memory): its index is not used.
     pub fn open_with(input: impl Into<Input>, opts: ReadOptions) -> Result<Self> {
         let input = input.into();
         let io = |offset: u64| move |source| McapError::Io { offset, source };
@@ -81,10 +82,12 @@ impl McapReader {
         }
         let dialect = Dialect::choose(opts.layout, || detected);
         let (summary, draft) = if dialect.is_draft() {
-            let all = input.read_all().map_err(io(0))?;
-            (draft_summary(&all, &opts)?, Some(all))
+            (draft_summary(&input, &opts)?, true)
         } else {
-            (summary::load(&input, &tail, opts.verify_summary_crc)?, None)
+            (
+                summary::load(&input, &tail, opts.verify_summary_crc)?,
+                false,
+            )
         };
         Ok(Self {
             shared: Arc::new(Shared::new(input, summary)),
@@ -106,7 +109,7 @@ impl McapReader {
 
     /// True when the file is in the pre-ratification draft layout.
     pub fn is_draft(&self) -> bool {
-        self.draft.is_some()
+        self.draft
     }
 
     /// Starts a message query (all messages in log-time order unless narrowed).
@@ -171,7 +174,7 @@ impl McapReader {
 
     /// The layout the file is read in.
     fn dialect(&self) -> Dialect {
-        if self.draft.is_some() {
+        if self.draft {
             Dialect::Draft
         } else {
             Dialect::Ratified
@@ -225,12 +228,10 @@ impl McapReader {
 
 /// A summary for a draft file, from a linear pass (draft files are small and rare; their index
 /// section is not trusted to match the ratified one).
-fn draft_summary(data: &Bytes, opts: &ReadOptions) -> Result<Summary> {
-    let mut reader =
-        LinearReader::with_options(data.clone(), opts.clone().layout(Layout::Draft).threads(0));
+fn draft_summary(input: &Input, opts: &ReadOptions) -> Result<Summary> {
     let mut s = summary::scan(&[], 0, "draft layout")?;
     s.source = SummarySource::Scan;
-    while let Some(record) = reader.next_record() {
+    draft_records(input, opts, |record| {
         match record? {
             Record::Header(h) => s.header = Some(h.into_owned()),
             Record::Schema(x) => {
@@ -248,6 +249,48 @@ fn draft_summary(data: &Bytes, opts: &ReadOptions) -> Result<Summary> {
             Record::Footer(f) => s.footer = Some(f),
             _ => {}
         }
-    }
+        Ok(())
+    })?;
     Ok(s)
+}
+
+/// Hands each record of a file in the draft layout to `visit`, front to back, chunks' records
+/// included, and stops at the first error `visit` returns: the records of a file in memory
+/// read in place, those of another (a file read by position, a remote object) streamed in a
+/// piece at a time, so that memory holds a record, not the file.
+pub(crate) fn draft_records(
+    input: &Input,
+    opts: &ReadOptions,
+    mut visit: impl FnMut(Result<Record<'_>>) -> Result<()>,
+) -> Result<()> {
+    let opts = opts.clone().layout(Layout::Draft);
+    match input.in_memory() {
+        Some(all) => {
+            let mut reader = LinearReader::with_options(all.clone(), opts.threads(0));
+            while let Some(record) = reader.next_record() {
+                visit(record)?;
+            }
+        }
+        None => {
+            let verify_crc = opts.verify_summary_crc;
+            let mut reader = StreamReader::with_options(input.stream(0..input.len()), opts)
+                .told_length(input.len());
+            // A stream passes the draft index before its footer says where it starts: the
+            // footer's CRC is checked by position when the footer is reached, as the linear
+            // reader checks it in memory.
+            let footer = input
+                .len()
+                .saturating_sub((draft::FOOTER_RECORD_LEN + MAGIC.len()) as u64);
+            while let Some(record) = reader.next_record() {
+                let record = match record {
+                    Ok(Record::Footer(f)) if verify_crc => {
+                        draft::verify_footer_input(input, footer).map(|()| Record::Footer(f))
+                    }
+                    other => other,
+                };
+                visit(record)?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -350,3 +350,125 @@ fn draft_files_read_by_position_recover_as_they_stream_to_the_same_file() {
         }
     }
 }
+
+/// Everything the indexed reader tells of a draft file: its summary's records, and its messages
+/// in each order and for a query by topic and time; or the error that opening it gave.
+fn everything(reader: Result<McapReader, McapError>) -> String {
+    let reader = match reader {
+        Ok(reader) => reader,
+        Err(e) => return format!("open: {e:?}"),
+    };
+    let s = reader.summary();
+    let mut out = format!(
+        "{}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n",
+        reader.is_draft(),
+        s.header,
+        s.schemas,
+        s.channels,
+        s.statistics,
+        s.attachment_indexes,
+        s.footer
+    );
+    for order in [
+        Order::File,
+        Order::LogTime,
+        Order::ReverseLogTime,
+        Order::Topic,
+    ] {
+        match reader.messages().order(order).iter() {
+            Ok(messages) => {
+                for m in messages {
+                    out += &format!("{order:?}: {m:?}\n");
+                }
+            }
+            Err(e) => out += &format!("{order:?}: query: {e:?}\n"),
+        }
+    }
+    if let Ok(messages) = reader
+        .messages()
+        .topics(["/raw"])
+        .time_range(1100..1300)
+        .iter()
+    {
+        for m in messages {
+            out += &format!("query: {m:?}\n");
+        }
+    }
+    out
+}
+
+#[test]
+fn draft_files_opened_by_position_read_as_in_memory_damaged_or_not() {
+    for (name, data) in variants() {
+        let mut cases = vec![("intact".to_owned(), data.clone())];
+        for i in 1..=60 {
+            let at = data.len() * i / 61;
+            let mut flipped = data.clone();
+            flipped[at] ^= 0x40;
+            cases.push((format!("byte {at} flipped"), flipped));
+            cases.push((format!("cut at {at}"), data[..at].to_vec()));
+        }
+        for (what, data) in cases {
+            let in_memory = everything(McapReader::open(Bytes::from(data.clone())));
+            let input = robolog_mcap::Input::new(crate::support::ByPosition {
+                data: Bytes::from(data),
+                reads: Default::default(),
+            });
+            let by_position = everything(McapReader::open(input));
+            assert_eq!(by_position, in_memory, "{name}, {what}");
+            if what == "intact" {
+                assert_eq!(in_memory.matches("File: Ok(").count(), 50, "{name}");
+                assert_eq!(in_memory.matches("query: Ok(").count(), 10, "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_draft_file_opened_by_position_is_streamed_not_read_whole() {
+    // 400 messages of 64 KiB in zstd chunks: 26 MB.
+    let payload = |i: u64| -> Vec<u8> {
+        let mut state = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..64 << 10)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect()
+    };
+    let messages: Vec<DraftMessage> = (0..400u64)
+        .map(|i| (7, i as u32, 1000 + i, 1000 + i, payload(i)))
+        .collect();
+    let data = draft_file(&CHANNELS, &messages, Some(Compression::Zstd), 8);
+    let len = data.len() as u64;
+    assert!(len > 25 << 20, "{len}");
+    let reads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let input = robolog_mcap::Input::new(crate::support::ByPosition {
+        data: Bytes::from(data.clone()),
+        reads: reads.clone(),
+    });
+    let reader = McapReader::open(input).unwrap();
+    assert!(reader.is_draft());
+    let taken = std::mem::take(&mut *reads.lock().unwrap());
+    let largest = taken.iter().map(|r| r.end - r.start).max().unwrap();
+    let total: u64 = taken.iter().map(|r| r.end - r.start).sum();
+    assert!(largest <= robolog_query::STREAM_PIECE, "{largest}");
+    assert!(total < len + len / 20, "{total} of {len}");
+    // A query walks it again, as in memory, a piece at a time.
+    let sequences: Vec<u32> = reader
+        .messages()
+        .time_range(1100..1110)
+        .iter()
+        .unwrap()
+        .map(|m| m.unwrap().sequence)
+        .collect();
+    assert_eq!(sequences, (100..110).collect::<Vec<u32>>());
+    let taken = std::mem::take(&mut *reads.lock().unwrap());
+    assert!(
+        taken
+            .iter()
+            .all(|r| r.end - r.start <= robolog_query::STREAM_PIECE)
+    );
+}
