@@ -199,8 +199,9 @@ fn remote_object(url: &str) -> Result<robolog::remote::Remote, Failure> {
 }
 
 /// A URL's log read front to back once: with its index, or, when opening it with its index
-/// would read the object whole into memory (a bag 1.2, whose messages are indexed by a pass
-/// over the file; an MCAP file in the draft layout), as a stream, as it comes in.
+/// takes a pass over the whole object before a query reads it again and holds the messages it
+/// selects at once (a bag 1.2, whose index is checked against every record; an MCAP file in
+/// the draft layout, which has no index to trust), as a stream, as it comes in.
 fn open_url_once(url: &str) -> Result<Input, Failure> {
     let path = Path::new(url);
     let remote = remote_object(url)?;

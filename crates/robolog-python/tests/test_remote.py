@@ -12,6 +12,8 @@ from conftest import TESTDATA
 
 FILES = {
     "ref_lz4.bag": TESTDATA / "bags/generated/ros_comm/ref_lz4.bag",
+    # A bag 1.2: opened by streaming it in once, its queries by the span of their messages.
+    "v12_indexed.bag": TESTDATA / "bags/generated/ros_comm/v12_indexed.bag",
     "demo-zstd.mcap": TESTDATA / "samples/demo-zstd.mcap",
     "sample.bddf": TESTDATA / "bddf/sample.bddf",
 }

@@ -169,10 +169,10 @@ impl OpenOptions {
     /// buffer, a memory map ([`Input::map`], an `unsafe` opt-in), any other [`ReadAt`] source.
     /// Bags, MCAP and BDDF files are read by position, through their index when they have one
     /// (a query reads the chunks or blocks it needs); a file without a usable index is scanned
-    /// front to back, a window at a time, as is a bag 1.2, whose index is checked against every
-    /// record (a query then reads the span of the file that holds the messages it wants); an
-    /// MCAP file in the draft layout is read whole. (A ROS 2 bag is a directory or an SQLite
-    /// file: open it by path with [`OpenOptions::open`].)
+    /// front to back, a window at a time, as are a bag 1.2, whose index is checked against
+    /// every record (a query then reads the span of the file that holds the messages it
+    /// wants), and an MCAP file in the draft layout (each query walks it again). (A ROS 2 bag
+    /// is a directory or an SQLite file: open it by path with [`OpenOptions::open`].)
     ///
     /// ```
     /// use robolog::{Input, OpenOptions};
