@@ -1,7 +1,7 @@
 //! An MCAP file's chunks as the query engine sees them: chunk indexes, message indexes, and
 //! chunks read through the input and decoded.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use robolog_query::{ChunkMeta, Container, Decoded, Entry, Hit, Hits, Input, Want};
 
@@ -72,17 +72,23 @@ pub(crate) fn message_at(data: &[u8], offset: u64) -> Option<MsgRef> {
 pub(crate) struct Shared {
     pub(crate) input: Input,
     pub(crate) summary: Summary,
-    pub(crate) metas: Vec<ChunkMeta>,
+    /// Built by the first query: opening a file for its summary alone does not pay for it.
+    metas: OnceLock<Vec<ChunkMeta>>,
 }
 
 impl Shared {
     pub(crate) fn new(input: Input, summary: Summary) -> Self {
-        let metas = summary.chunk_indexes.iter().map(meta).collect();
         Self {
             input,
             summary,
-            metas,
+            metas: OnceLock::new(),
         }
+    }
+
+    /// The chunks as the engine sees them, in the order of the summary's chunk indexes.
+    pub(crate) fn metas(&self) -> &[ChunkMeta] {
+        self.metas
+            .get_or_init(|| self.summary.chunk_indexes.iter().map(meta).collect())
     }
 }
 
@@ -163,7 +169,7 @@ impl Container for Chunks {
     type Error = McapError;
 
     fn chunks(&self) -> &[ChunkMeta] {
-        &self.shared.metas
+        self.shared.metas()
     }
 
     fn index(&self, chunk: usize, want: &Want) -> Option<Hits> {
@@ -256,7 +262,7 @@ impl Container for Chunks {
             .iter()
             .filter_map(|&chunk| {
                 let index = self.index_of(chunk)?;
-                let meta = self.shared.metas.get(chunk)?;
+                let meta = self.shared.metas().get(chunk)?;
                 let start = index.chunk_start_offset;
                 let mut end = start.checked_add(index.chunk_length)?;
                 if !want.wants_whole(meta) && !index.message_index_offsets.is_empty() {
