@@ -409,8 +409,9 @@ fn open(input: Input, options: &OpenOptions) -> Result<Bag> {
     let io = |offset: u64| move |source| Error::Read { offset, source };
     let head = input.read_up_to(0, HEAD_LEN).map_err(io(0))?;
     let (version, line_len) = parse_version_line(&head)?;
+    let head = with_file_header(&input, head, line_len)?;
     let data = match version {
-        Version::V1_2 => open_v12(input, line_len, options)?,
+        Version::V1_2 => open_v12(input, &head, line_len, options)?,
         Version::V2_0 => open_v20(input, head, line_len, options)?,
     };
     Ok(Bag {
@@ -419,11 +420,27 @@ fn open(input: Input, options: &OpenOptions) -> Result<Bag> {
     })
 }
 
-fn open_v12(input: Input, start: usize, options: &OpenOptions) -> Result<BagData> {
+/// `head`, the first bytes of the bag, read again to hold all of the record after the version
+/// line (the file header) when it is longer.
+fn with_file_header(input: &Input, head: Bytes, line_len: usize) -> Result<Bytes> {
+    if (head.len() as u64) < input.len()
+        && let Ok(record) = view_record(head.get(line_len..).unwrap_or_default(), line_len as u64)
+        && !record.is_complete()
+    {
+        let end = line_len as u64 + 8 + record.header.len() as u64 + u64::from(record.data_len);
+        return input
+            .read_up_to(0, end)
+            .map_err(|source| Error::Read { offset: 0, source });
+    }
+    Ok(head)
+}
+
+fn open_v12(input: Input, head: &[u8], start: usize, options: &OpenOptions) -> Result<BagData> {
     // What is read by position is bounded by the largest record accepted, as a chunk is.
     let contents = read_v12(
         &input,
-        start as u64,
+        head,
+        start,
         options.strict,
         options.max_chunk_size as u64,
     )?;
@@ -474,17 +491,6 @@ pub(crate) fn read_file_header(
 }
 
 fn open_v20(input: Input, head: Bytes, line_len: usize, options: &OpenOptions) -> Result<BagData> {
-    let io = |offset: u64| move |source| Error::Read { offset, source };
-    let mut head = head;
-    if (head.len() as u64) < input.len() {
-        // A file header longer than the bytes read: read it whole.
-        if let Ok(record) = view_record(head.get(line_len..).unwrap_or_default(), line_len as u64)
-            && !record.is_complete()
-        {
-            let end = line_len as u64 + 8 + record.header.len() as u64 + u64::from(record.data_len);
-            head = input.read_up_to(0, end).map_err(io(0))?;
-        }
-    }
     let (header, chunks_start) = read_file_header(&head, line_len)?;
     let failure = if header.index_pos == 0 {
         if options.strict {

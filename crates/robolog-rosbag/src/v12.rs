@@ -114,48 +114,38 @@ impl V12Definitions {
 
 /// Where the records of a 1.2 bag whose version line ends at `start` begin (after its file
 /// header, when it has one), its index position (0 = none), and whether it has a file header.
-pub(crate) fn v12_layout(input: &Input, start: u64) -> Result<(u64, u64, bool)> {
-    if start >= input.len() {
-        return Ok((start, 0, false));
+/// `head` is the start of the file, its file header whole when it has one.
+pub(crate) fn v12_layout(head: &[u8], start: usize) -> Result<(u64, u64, bool)> {
+    if start >= head.len() {
+        return Ok((start as u64, 0, false));
     }
-    let mut head = input.read_up_to(start, HEAD_LEN).map_err(read(start))?;
-    if start + (head.len() as u64) < input.len()
-        && let Ok(record) = view_record(&head, start)
-        && !record.is_complete()
-    {
-        // A file header longer than the bytes read: read it whole.
-        let len = 8 + record.header.len() as u64 + u64::from(record.data_len);
-        head = input.read_up_to(start, len).map_err(read(start))?;
-    }
-    let record = view_record(&head, start)?;
+    let record = view_record(&head[start..], start as u64)?;
     match parse_v12_header(record.header, record.header_offset())? {
         V12Header::FileHeader { index_pos } => {
             if !record.is_complete() {
                 return Err(record.truncated(RecordKind::FileHeader));
             }
-            Ok((start + record.len() as u64, index_pos, true))
+            Ok(((start + record.len()) as u64, index_pos, true))
         }
-        _ => Ok((start, 0, false)),
+        _ => Ok((start as u64, 0, false)),
     }
 }
-
-/// Bytes read for a file header (which ROS pads to 4 KiB; a longer one is read again whole).
-const HEAD_LEN: u64 = 8 << 10;
 
 fn read(offset: u64) -> impl FnOnce(std::io::Error) -> Error {
     move |source| Error::Read { offset, source }
 }
 
-/// Reads a 1.2 bag whose version line ends at `start`. `record_limit` bounds the header of a
-/// record read by position and a record walked by the linear read (a record in memory is
-/// bounded by the file alone).
+/// Reads a 1.2 bag whose version line ends at `start`; `head` is the start of the file (see
+/// [`v12_layout`]). `record_limit` bounds the header of a record read by position and a
+/// record walked by the linear read (a record in memory is bounded by the file alone).
 pub(crate) fn read_v12(
     input: &Input,
-    start: u64,
+    head: &[u8],
+    start: usize,
     strict: bool,
     record_limit: u64,
 ) -> Result<V12Contents> {
-    let (records_start, index_pos, has_header) = v12_layout(input, start)?;
+    let (records_start, index_pos, has_header) = v12_layout(head, start)?;
     if index_pos == 0 {
         if has_header && strict {
             return Err(Error::Unindexed);
@@ -289,13 +279,8 @@ fn indexed(
         &topics,
         header_limit,
     )?;
-    let target = |at: u64| {
-        positions
-            .binary_search(&at)
-            .ok()
-            .map(|i| &targets[i])
-            .filter(|_| in_records(at))
-    };
+    // Only positions within the records were visited.
+    let target = |at: u64| positions.binary_search(&at).ok().map(|i| &targets[i]);
 
     let mut defs = V12Definitions::default();
     let mut contents = V12Contents::default();
