@@ -112,26 +112,31 @@ fn open_options() -> robolog::OpenOptions {
     }
 }
 
-/// Opens the log file or URL at `path` with the options of the command line: a file
-/// memory-mapped, except a ROS 2 bag (a directory of storage files, or an SQLite file), which
-/// the facade opens, as it opens URLs.
+/// Opens the log file or URL at `path` with the options of the command line: a file, or the
+/// storage files of a ROS 2 bag, memory-mapped.
 fn open_file(path: &Path) -> robolog::Result<Log> {
     let options = open_options();
-    if path.to_str().is_some_and(robolog::is_url) || robolog::is_rosbag2_path(path)? {
+    if path.to_str().is_some_and(robolog::is_url) {
         return options.open(path);
     }
-    options.open_input(map(path)?)
+    // SAFETY: `memory_map` asks that the files be neither truncated nor overwritten while they
+    // are mapped. The command line reads files its user names, for the length of one command;
+    // a log still being recorded as MCAP or a ROS 1 bag is only appended to, which a mapping
+    // tolerates (it covers the length the file had when it was mapped), and a `.db3` being
+    // recorded has a `-wal` beside it, which makes robolog read it through SQLite, unmapped. A
+    // file truncated by another process meanwhile would end the command with SIGBUS instead
+    // of an error: the command line accepts that, as other tools that map their input do, for
+    // reading chunks without copying them.
+    #[allow(unsafe_code)]
+    let options = unsafe { options.memory_map() };
+    options.open(path)
 }
 
 /// The file at `path`, memory-mapped.
 #[allow(unsafe_code)]
 pub(crate) fn map(path: &Path) -> io::Result<robolog::Input> {
-    // SAFETY: `Input::map` asks that the file be neither truncated nor overwritten while it is
-    // mapped. The command line reads files its user names, for the length of one command; a
-    // log still being recorded is only appended to, which a mapping tolerates (it covers the
-    // length the file had when it was mapped). A file truncated by another process meanwhile
-    // would end the command with SIGBUS instead of an error: the command line accepts that,
-    // as other tools that map their input do, for reading chunks without copying them.
+    // SAFETY: as in `open_file`: the command line accepts ending with SIGBUS if another
+    // process truncates a file it reads.
     unsafe { robolog::Input::map(path) }
 }
 

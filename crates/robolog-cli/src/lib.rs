@@ -60,7 +60,8 @@
 //! head`) ends the command quietly with 0. Progress bars go to standard error, and only when
 //! it is a terminal.
 
-// One `unsafe` block: input files are memory-mapped (`input::map`, which states its safety).
+// Two `unsafe` blocks: input files are memory-mapped (`input::open_file` and `input::map`,
+// which state their safety).
 #![deny(unsafe_code)]
 
 mod cat;

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robolog_rosbag2::{Bag, Definition, Order, StorageId, TopicMetadata, WriteOptions, Writer};
+use robolog_rosbag2::{
+    Definition, OpenOptions, Order, StorageId, TopicMetadata, WriteOptions, Writer,
+};
 
 fn topic(name: &str, type_name: &str) -> TopicMetadata {
     TopicMetadata {
@@ -87,8 +89,8 @@ fn dir() -> PathBuf {
     d
 }
 
-fn read_all(path: &Path) -> u64 {
-    let bag = Bag::open(path).unwrap();
+fn read_all(path: &Path, options: &OpenOptions) -> u64 {
+    let bag = options.open(path).unwrap();
     let mut bytes = 0u64;
     for m in bag.messages().order(Order::LogTime).iter().unwrap() {
         bytes += black_box(m.unwrap().data.len()) as u64;
@@ -110,14 +112,22 @@ fn bench(c: &mut Criterion) {
     let mcap = d.join("mcap");
     synthetic(&mcap, WriteOptions::new().storage(StorageId::Mcap));
     let db3 = single.join("single_0.db3");
-    assert_eq!(read_all(&db3), payload);
+    let read = OpenOptions::new();
+    // SAFETY: the bench's files are written above, before any is mapped, and not touched again.
+    #[allow(unsafe_code)]
+    let mapped = unsafe { OpenOptions::new().memory_map() };
+    assert_eq!(read_all(&db3, &read), payload);
+    assert_eq!(read_all(&db3, &mapped), payload);
 
     let mut group = c.benchmark_group("read_all");
     group.throughput(Throughput::Bytes(payload));
     group.measurement_time(Duration::from_secs(10));
     group.sample_size(20);
     for (name, path) in [("db3", &db3), ("split_dir", &split), ("mcap_dir", &mcap)] {
-        group.bench_function(name, |b| b.iter(|| read_all(path)));
+        group.bench_function(name, |b| b.iter(|| read_all(path, &read)));
+        group.bench_function(format!("{name}_mapped"), |b| {
+            b.iter(|| read_all(path, &mapped))
+        });
     }
     group.finish();
 }

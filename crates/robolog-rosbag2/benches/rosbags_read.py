@@ -2,9 +2,10 @@
 
     rosbags_read.py target/bench-rosbag2
 
-Prints the best of five full reads of each bag (seconds) and its throughput.
+Prints the median and the best of seven full reads of each bag, and the median's throughput.
 """
 
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,13 +28,16 @@ def main():
         ("split_dir", root / "split"),
         ("mcap_dir", root / "mcap"),
     ]:
-        best = None
-        for _ in range(5):
+        times = []
+        for _ in range(7):
             start = time.perf_counter()
             size = read_all(path)
-            took = time.perf_counter() - start
-            best = took if best is None else min(best, took)
-        print(f"{name}: {best * 1000:.1f} ms ({size / best / 1e6:.0f} MB/s, {size} bytes)")
+            times.append(time.perf_counter() - start)
+        median = statistics.median(times)
+        print(
+            f"{name}: median {median * 1000:.1f} ms, best {min(times) * 1000:.1f} ms "
+            f"({size / median / 1e6:.0f} MB/s, {size} bytes)"
+        )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ pub struct OpenOptions {
     temp_dir: Option<PathBuf>,
     max_decompressed_file: u64,
     max_message_size: usize,
+    mapped: bool,
 }
 
 impl Default for OpenOptions {
@@ -39,6 +40,7 @@ impl Default for OpenOptions {
             temp_dir: None,
             max_decompressed_file: 1 << 40,
             max_message_size: 1 << 30,
+            mapped: false,
         }
     }
 }
@@ -60,6 +62,26 @@ impl OpenOptions {
     /// directory by default; rosbag2 uses the bag directory, which may be read-only).
     pub fn temp_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.temp_dir = Some(dir.into());
+        self
+    }
+
+    /// Memory-maps the storage files robolog reads itself (MCAP storage, and `.db3` files read
+    /// without SQLite: those without a `-wal` beside them), instead of reading them: messages
+    /// share the mapped pages rather than being copied out of them, and the operating system
+    /// shares the pages with other readers.
+    ///
+    /// # Safety
+    ///
+    /// The bag's storage files must be neither truncated nor written, by this or another
+    /// process, while the bag or any message data read from it is alive (see
+    /// `robolog_query::Input::map`): a truncated file makes the system kill the process with
+    /// `SIGBUS` when a reader touches a page that is gone, and a file written meanwhile changes
+    /// bytes under a reader that has checked them. A bag still being recorded does not keep
+    /// that promise (rosbag2 writes `.db3` pages in place).
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn memory_map(mut self) -> Self {
+        self.mapped = true;
         self
     }
 
@@ -751,8 +773,13 @@ fn open_file(
         },
     })?;
     let reader = match storage {
-        StorageId::Sqlite3 => Reader::Sqlite(Db3::open(path, &readable)?),
-        StorageId::Mcap => Reader::Mcap(McapStorage::open(path, &readable, options.mcap.clone())?),
+        StorageId::Sqlite3 => Reader::Sqlite(Db3::open(path, &readable, options.mapped)?),
+        StorageId::Mcap => Reader::Mcap(McapStorage::open(
+            path,
+            &readable,
+            options.mcap.clone(),
+            options.mapped,
+        )?),
     };
     let counts: FileCounts = reader.view().counts.clone();
     Ok(OpenFile {

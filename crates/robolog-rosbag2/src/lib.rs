@@ -33,7 +33,9 @@
 //! # Ok::<(), robolog_rosbag2::Error>(())
 //! ```
 
-#![forbid(unsafe_code)]
+// One `unsafe` block: storage files memory-mapped on request (`storage::storage_input`).
+#![cfg_attr(not(feature = "mmap"), forbid(unsafe_code))]
+#![cfg_attr(feature = "mmap", deny(unsafe_code))]
 
 mod bag;
 mod compression;

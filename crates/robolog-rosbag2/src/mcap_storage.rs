@@ -4,13 +4,13 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use robolog_framing::{Problem, ProblemKind};
-use robolog_mcap::{Input, McapReader, ReadOptions};
+use robolog_mcap::{McapReader, ReadOptions};
 
 use crate::definition::Definition;
 use crate::error::{Error, Result};
 use crate::metadata::{BagMetadata, TopicMetadata};
 use crate::qos::parse_profiles;
-use crate::storage::{FileCounts, FileQuery, FileTopic, FileView, RawMessage};
+use crate::storage::{FileCounts, FileQuery, FileTopic, FileView, RawMessage, storage_input};
 
 /// The name of the metadata record rosbag2 writes into each MCAP file.
 pub const METADATA_RECORD: &str = "rosbag2";
@@ -24,8 +24,15 @@ pub(crate) struct McapStorage {
 }
 
 impl McapStorage {
-    pub(crate) fn open(path: &Path, readable: &Path, options: ReadOptions) -> Result<Self> {
-        let data = Input::open(readable).map_err(|e| Error::io(path, e))?;
+    /// Opens the MCAP storage file `readable` (reported as `path`), memory-mapped when
+    /// `mapped`.
+    pub(crate) fn open(
+        path: &Path,
+        readable: &Path,
+        options: ReadOptions,
+        mapped: bool,
+    ) -> Result<Self> {
+        let data = storage_input(readable, mapped).map_err(|e| Error::io(path, e))?;
         let reader = McapReader::open_with(data, options).map_err(|e| Error::mcap(path, e))?;
         let mut notes = Vec::new();
         let summary = reader.summary();

@@ -160,6 +160,7 @@ impl<'b> Query<'b> {
             sources: Vec::new(),
             heap: BinaryHeap::new(),
             sequential,
+            ahead: None,
             reverse,
             errors_pending: Vec::new(),
             decompress,
@@ -256,6 +257,9 @@ pub struct Messages {
     /// and the message waiting.
     heap: BinaryHeap<Reverse<(u64, usize, usize, Pending)>>,
     sequential: bool,
+    /// Read one after the other: the next file's messages, opened while the current one's are
+    /// read.
+    ahead: Option<(usize, Result<Source>)>,
     /// [`Order::ReverseLogTime`].
     reverse: bool,
     errors_pending: Vec<Error>,
@@ -425,8 +429,19 @@ impl Messages {
                         }
                     }
                 }
-                let (index, query) = self.plans.pop_front()?;
-                match self.open_source(index, &query) {
+                let (index, opened) = match self.ahead.take() {
+                    Some(ahead) => ahead,
+                    None => {
+                        let (index, query) = self.plans.pop_front()?;
+                        (index, self.open_source(index, &query))
+                    }
+                };
+                // The file after this one starts now, so that its reading (a `.db3`'s worker
+                // walks its index, then fills its batches) overlaps this one's.
+                if let Some((next, query)) = self.plans.pop_front() {
+                    self.ahead = Some((next, self.open_source(next, &query)));
+                }
+                match opened {
                     Ok(source) => self.sources.push((index, source)),
                     Err(e) => return Some(Err(e)),
                 }

@@ -583,7 +583,12 @@ fn recover_mcap(
     let temp = tempfile::NamedTempFile::new().map_err(|e| Error::io(path, e))?;
     std::fs::write(temp.path(), &bytes).map_err(|e| Error::io(temp.path(), e))?;
     drop(bytes);
-    let storage = McapStorage::open(path, temp.path(), robolog_mcap::ReadOptions::default())?;
+    let storage = McapStorage::open(
+        path,
+        temp.path(),
+        robolog_mcap::ReadOptions::default(),
+        false,
+    )?;
     let topics: HashMap<i64, (TopicMetadata, Definition)> = storage
         .view
         .topics

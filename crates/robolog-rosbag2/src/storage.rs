@@ -1,7 +1,11 @@
 //! What every storage file offers the bag, whatever its storage: its topics, counts and
 //! times, and its messages for a query.
 
+use std::io;
+use std::path::Path;
+
 use robolog_framing::{Bytes, Problem};
+use robolog_query::Input;
 
 use crate::definition::Definition;
 use crate::metadata::{BagMetadata, TopicMetadata};
@@ -58,6 +62,23 @@ impl std::fmt::Display for StorageId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The bytes of the storage file at `path` for robolog's own readers: memory-mapped when
+/// `mapped` (the bag was opened with [`crate::OpenOptions::memory_map`]), else read by position.
+pub(crate) fn storage_input(path: &Path, mapped: bool) -> io::Result<Input> {
+    #[cfg(feature = "mmap")]
+    if mapped {
+        // SAFETY: `mapped` is only true when the caller of the `unsafe`
+        // `OpenOptions::memory_map` promised that the bag's storage files are neither
+        // truncated nor written while the bag, or anything read from it, is alive (a
+        // FILE-compressed file is mapped in its decompressed copy, which robolog alone writes).
+        #[allow(unsafe_code)]
+        return unsafe { Input::map(path) };
+    }
+    #[cfg(not(feature = "mmap"))]
+    let _ = mapped;
+    Input::open(path)
 }
 
 /// A topic as one storage file registers it.

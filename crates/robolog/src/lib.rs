@@ -89,7 +89,9 @@
 //! (chunk codecs), `mmap`; all on by default. A file of a format compiled out gives
 //! [`Error::FormatDisabled`], naming the feature.
 
-#![forbid(unsafe_code)]
+// Two `unsafe` blocks, both behind the `unsafe` opt-in `OpenOptions::memory_map` (log.rs).
+#![cfg_attr(not(feature = "mmap"), forbid(unsafe_code))]
+#![cfg_attr(feature = "mmap", deny(unsafe_code))]
 // A build without any format can only report which feature to enable: the rest is unreachable
 // (a ROS 2 bag is opened by path before the formats read from bytes are tried).
 #![cfg_attr(

@@ -42,6 +42,8 @@ pub struct OpenOptions {
     pub(crate) allow_download: bool,
     #[cfg(feature = "mcap")]
     pub(crate) mcap_layout: robolog_mcap::Layout,
+    #[cfg(feature = "mmap")]
+    pub(crate) memory_map: bool,
 }
 
 impl OpenOptions {
@@ -102,6 +104,23 @@ impl OpenOptions {
         self
     }
 
+    /// Memory-maps the files [`OpenOptions::open`] reads from a path (a log file, or a ROS 2
+    /// bag's storage files: see `robolog_rosbag2::OpenOptions::memory_map`) instead of reading
+    /// them by position: queries slice the mapping instead of copying out of the page cache.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Input::map`]: the files must be neither truncated nor written, by this or
+    /// another process, while the log or anything read from it is alive. A truncated file
+    /// makes the system kill the process with `SIGBUS` when a reader touches a page that is
+    /// gone.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn memory_map(mut self) -> Self {
+        self.memory_map = true;
+        self
+    }
+
     /// Opens the log at `path`. A directory, or an SQLite (`.db3`) or zstd-compressed
     /// `.db3.zstd`/`.mcap.zstd` file, is a ROS 2 bag. Other files are read as
     /// [`OpenOptions::open_input`] reads an [`Input::open`] (by position).
@@ -121,7 +140,8 @@ impl OpenOptions {
                 let distro = self.distro;
                 #[cfg(not(feature = "cdr"))]
                 let distro = None;
-                let (b, channels, problems) = crate::rosbag2_log::Rosbag2Log::open(path, distro)?;
+                let (b, channels, problems) =
+                    crate::rosbag2_log::Rosbag2Log::open(path, distro, self.rosbag2_options())?;
                 let file_size = b.file_size();
                 return Ok(Log {
                     format: Format::Rosbag2,
@@ -133,7 +153,33 @@ impl OpenOptions {
                 });
             }
         }
-        self.open_input(Input::open(path)?)
+        self.open_input(self.path_input(path)?)
+    }
+
+    /// The file at `path` for [`OpenOptions::open`]: mapped when asked, else read by position.
+    fn path_input(&self, path: &Path) -> std::io::Result<Input> {
+        #[cfg(feature = "mmap")]
+        if self.memory_map {
+            // SAFETY: `memory_map` is set only by the `unsafe` `OpenOptions::memory_map`, whose
+            // caller promised that the file is neither truncated nor written while it is read.
+            #[allow(unsafe_code)]
+            return unsafe { Input::map(path) };
+        }
+        Input::open(path)
+    }
+
+    /// How a ROS 2 bag's storage files are opened.
+    #[cfg(feature = "rosbag2")]
+    fn rosbag2_options(&self) -> robolog_rosbag2::OpenOptions {
+        let options = robolog_rosbag2::OpenOptions::new();
+        #[cfg(feature = "mmap")]
+        if self.memory_map {
+            // SAFETY: as in `path_input`: the caller of `memory_map` promised that the bag's
+            // files are neither truncated nor written while it is read.
+            #[allow(unsafe_code)]
+            return unsafe { options.memory_map() };
+        }
+        options
     }
 
     #[cfg(feature = "remote")]

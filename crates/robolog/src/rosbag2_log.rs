@@ -111,8 +111,9 @@ impl Rosbag2Log {
     pub(crate) fn open(
         path: &Path,
         distro: DistroChoice,
+        options: robolog_rosbag2::OpenOptions,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
-        let bag = Bag::open(path)?;
+        let bag = options.open(path)?;
         let mut problems: Vec<Problem> = bag.problems().to_vec();
         let mut schemas: HashMap<(String, Definition), u32> = HashMap::new();
         let channels = bag

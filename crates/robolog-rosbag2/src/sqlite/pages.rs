@@ -20,7 +20,7 @@ const INTERIOR_TABLE: u8 = 0x05;
 const LEAF_TABLE: u8 = 0x0d;
 
 /// A value of a record.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Value<'a> {
     Null,
     Int(i64),
@@ -398,7 +398,14 @@ pub(crate) fn be32(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 /// An SQLite varint: 1 to 9 bytes, big-endian, 7 bits each (8 in the ninth).
+#[inline]
 pub(crate) fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    // Most varints of a rosbag2 file (serial types, small lengths) are one byte.
+    if let Some(&b) = bytes.first()
+        && b < 0x80
+    {
+        return Some((u64::from(b), 1));
+    }
     let mut value = 0u64;
     for (i, &b) in bytes.iter().take(9).enumerate() {
         if i == 8 {
@@ -415,17 +422,68 @@ pub(crate) fn varint(bytes: &[u8]) -> Option<(u64, usize)> {
 /// The values of a record (header of serial types, then the values), or `None` when the
 /// record does not fit its payload.
 pub(crate) fn parse_record(payload: &[u8]) -> Option<Vec<Value<'_>>> {
-    let (header_len, mut at) = varint(payload)?;
+    record_values(payload)?.collect()
+}
+
+/// The values of a record of exactly `N` columns, without allocating: `None` when it has
+/// another number of columns or does not fit its payload.
+pub(crate) fn parse_record_of<const N: usize>(payload: &[u8]) -> Option<[Value<'_>; N]> {
+    let mut values = record_values(payload)?;
+    let mut out = [Value::Null; N];
+    for slot in &mut out {
+        *slot = values.next()??;
+    }
+    values.next().is_none().then_some(out)
+}
+
+/// The values of the record `payload`, one by one; `None` when its header does not fit it.
+fn record_values(payload: &[u8]) -> Option<RecordValues<'_>> {
+    let (header_len, at) = varint(payload)?;
     let header_len = usize::try_from(header_len).ok()?;
     if header_len > payload.len() || header_len < at {
         return None;
     }
-    let mut body = header_len;
-    let mut values = Vec::new();
-    while at < header_len {
-        let (serial, n) = varint(&payload[at..header_len])?;
-        at += n;
-        let int = |len: usize, body: usize| -> Option<i64> {
+    Some(RecordValues {
+        payload,
+        at,
+        header_len,
+        body: header_len,
+    })
+}
+
+/// A record's values in column order, each `None` where the record stops fitting its payload
+/// (after which there are no more).
+struct RecordValues<'a> {
+    payload: &'a [u8],
+    /// The next serial type's offset in the header.
+    at: usize,
+    header_len: usize,
+    /// The next value's offset.
+    body: usize,
+}
+
+impl<'a> Iterator for RecordValues<'a> {
+    type Item = Option<Value<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.header_len {
+            return None;
+        }
+        let value = self.value();
+        if value.is_none() {
+            self.at = self.header_len;
+        }
+        Some(value)
+    }
+}
+
+impl<'a> RecordValues<'a> {
+    fn value(&mut self) -> Option<Value<'a>> {
+        let payload = self.payload;
+        let (serial, n) = varint(&payload[self.at..self.header_len])?;
+        self.at += n;
+        let body = self.body;
+        let int = |len: usize| -> Option<i64> {
             let bytes = payload.get(body..body + len)?;
             let mut v: i64 = if bytes[0] & 0x80 != 0 { -1 } else { 0 };
             for &b in bytes {
@@ -435,12 +493,12 @@ pub(crate) fn parse_record(payload: &[u8]) -> Option<Vec<Value<'_>>> {
         };
         let (value, len) = match serial {
             0 => (Value::Null, 0),
-            1 => (Value::Int(int(1, body)?), 1),
-            2 => (Value::Int(int(2, body)?), 2),
-            3 => (Value::Int(int(3, body)?), 3),
-            4 => (Value::Int(int(4, body)?), 4),
-            5 => (Value::Int(int(6, body)?), 6),
-            6 => (Value::Int(int(8, body)?), 8),
+            1 => (Value::Int(int(1)?), 1),
+            2 => (Value::Int(int(2)?), 2),
+            3 => (Value::Int(int(3)?), 3),
+            4 => (Value::Int(int(4)?), 4),
+            5 => (Value::Int(int(6)?), 6),
+            6 => (Value::Int(int(8)?), 8),
             7 => {
                 let bytes = payload.get(body..body + 8)?;
                 let mut raw = [0u8; 8];
@@ -463,10 +521,9 @@ pub(crate) fn parse_record(payload: &[u8]) -> Option<Vec<Value<'_>>> {
                 )
             }
         };
-        body += len;
-        values.push(value);
+        self.body += len;
+        Some(value)
     }
-    (body <= payload.len()).then_some(values)
 }
 
 /// The WAL checksum over `data` (a multiple of 8 bytes), continuing from `sums`.

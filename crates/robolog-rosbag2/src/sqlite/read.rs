@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, OnceLock};
 
 use robolog_framing::{Bytes, Problem, ProblemKind};
+use robolog_query::BufferPool;
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
@@ -16,7 +17,7 @@ use crate::definition::{Definition, definition_key};
 use crate::error::{Error, Result};
 use crate::metadata::{BagMetadata, TopicMetadata};
 use crate::qos::parse_profiles;
-use crate::storage::{FileCounts, FileQuery, FileTopic, FileView, RawMessage};
+use crate::storage::{FileCounts, FileQuery, FileTopic, FileView, RawMessage, storage_input};
 
 use super::connect;
 use super::scan::Direct;
@@ -43,7 +44,11 @@ pub(crate) struct Db3 {
     /// laid out as rosbag2 creates it.
     direct: Option<Direct>,
     /// Whether row-id order is log-time order, once a time-ordered query asked.
-    rowid_is_time_order: OnceLock<bool>,
+    rowid_is_time_order: Arc<OnceLock<bool>>,
+    /// The file memory-mapped, when the bag was opened so and the file is read without SQLite.
+    mapped: Option<Bytes>,
+    /// Batch buffers, reused by this file's queries.
+    buffers: BufferPool,
 }
 
 /// A value read leniently as text (NULL is "", numbers are written out, blobs decoded lossily):
@@ -61,7 +66,8 @@ impl Db3 {
     /// Opens `db_path` (reported as `path`). A `-wal` file beside it is read through SQLite;
     /// without one, the file is opened `immutable`, which needs no lock and works on read-only
     /// media.
-    pub(crate) fn open(path: &Path, db_path: &Path) -> Result<Self> {
+    /// With `mapped`, a file read without SQLite is memory-mapped.
+    pub(crate) fn open(path: &Path, db_path: &Path, mapped: bool) -> Result<Self> {
         let mut notes = Vec::new();
         let wal = wal_path(db_path);
         let has_wal = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
@@ -170,7 +176,16 @@ impl Db3 {
         } else {
             None
         };
+        let mapped = match &direct {
+            Some(_) if mapped => storage_input(db_path, true)
+                .map_err(|e| Error::io(path, e))?
+                .in_memory()
+                .cloned(),
+            _ => None,
+        };
         Ok(Db3 {
+            mapped,
+            buffers: BufferPool::new(),
             path: path.to_path_buf(),
             db_path: db_path.to_path_buf(),
             immutable,
@@ -183,7 +198,7 @@ impl Db3 {
                 notes,
             },
             direct,
-            rowid_is_time_order: OnceLock::new(),
+            rowid_is_time_order: Arc::default(),
         })
     }
 
@@ -236,28 +251,25 @@ impl Db3 {
         (sql, params)
     }
 
-    /// The direct reading of the messages table, when it answers `query`: every time, in
-    /// row-id order, or in log-time order where that is row-id order.
-    fn direct_for(&self, query: &FileQuery) -> Option<Direct> {
-        let direct = self.direct.as_ref()?;
-        if !query.is_all_times() {
-            return None;
-        }
-        let usable = match query.order {
-            Order::File => true,
-            Order::LogTime | Order::Topic => match self.rowid_is_time_order.get() {
-                Some(&known) => known,
-                None => {
-                    // A damaged index leaves the order to SQLite, which reports the damage.
-                    let known = direct
-                        .in_time_order(&self.path, &self.db_path)
-                        .unwrap_or(false);
-                    *self.rowid_is_time_order.get_or_init(|| known)
-                }
-            },
-            Order::ReverseLogTime => false,
+    /// How `query` is answered: by the direct reading of the messages table when it can
+    /// (every time, in row-id order, or in log-time order where that is row-id order, which
+    /// the worker learns from the index the first time it is asked), else by SQLite.
+    fn plan(&self, query: &FileQuery) -> Plan {
+        let Some(direct) = self.direct.clone() else {
+            return Plan::Sql;
         };
-        usable.then(|| direct.clone())
+        if !query.is_all_times() {
+            return Plan::Sql;
+        }
+        match query.order {
+            Order::File => Plan::Direct(direct),
+            Order::LogTime | Order::Topic => match self.rowid_is_time_order.get() {
+                Some(true) => Plan::Direct(direct),
+                Some(false) => Plan::Sql,
+                None => Plan::DirectIfTimeOrder(direct, Arc::clone(&self.rowid_is_time_order)),
+            },
+            Order::ReverseLogTime => Plan::Sql,
+        }
     }
 
     /// Streams the messages of `query` from a worker thread.
@@ -265,33 +277,61 @@ impl Db3 {
         let (tx, rx) = sync_channel(BATCHES_IN_FLIGHT);
         let db_path = self.db_path.clone();
         let path = self.path.clone();
-        let spawned = match self.direct_for(query) {
-            Some(direct) => {
-                let query = query.clone();
-                std::thread::Builder::new()
-                    .name("robolog-db3".to_owned())
-                    .spawn(move || {
-                        if let Err(e) = direct.run(&path, &db_path, &query, &tx) {
-                            let _ = tx.send(Err(e));
-                        }
-                    })
-            }
-            None => {
-                let (sql, params) = Self::sql(query);
-                let immutable = self.immutable;
-                std::thread::Builder::new()
-                    .name("robolog-db3".to_owned())
-                    .spawn(move || run_query(&path, &db_path, immutable, &sql, &params, &tx))
+        let plan = self.plan(query);
+        let (sql, params) = Self::sql(query);
+        let query = query.clone();
+        let immutable = self.immutable;
+        let mapped = self.mapped.clone();
+        let buffers = self.buffers.clone();
+        // The worker, not the caller, walks the index: the caller may be reading another
+        // file's messages meanwhile.
+        let work = move || {
+            let direct = match plan {
+                Plan::Direct(direct) => Some(direct),
+                Plan::DirectIfTimeOrder(direct, known) => {
+                    // A damaged index leaves the order to SQLite, which reports the damage.
+                    let in_order = *known.get_or_init(|| {
+                        direct
+                            .in_time_order(&path, &db_path, mapped.clone())
+                            .unwrap_or(false)
+                    });
+                    in_order.then_some(direct)
+                }
+                Plan::Sql => None,
+            };
+            let Some(direct) = direct else {
+                return run_query(&path, &db_path, immutable, &sql, &params, &tx, buffers);
+            };
+            let mut batcher = Batcher::new(&tx, buffers, mapped.clone());
+            match direct.run(&path, &db_path, mapped, &query, &mut batcher) {
+                Ok(()) => batcher.finish(),
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
             }
         };
-        spawned.map_err(|e| Error::io(&self.path, e))?;
+        std::thread::Builder::new()
+            .name("robolog-db3".to_owned())
+            .spawn(work)
+            .map_err(|e| Error::io(&self.path, e))?;
         Ok(Db3Messages {
             rx,
             batch: None,
             next: 0,
+            buffers: self.buffers.clone(),
             path: self.path.clone(),
         })
     }
+}
+
+/// How a query of a `.db3` is answered.
+enum Plan {
+    /// By reading the messages table's pages.
+    Direct(Direct),
+    /// By reading the pages if row-id order is log-time order, which the index tells (once).
+    DirectIfTimeOrder(Direct, Arc<OnceLock<bool>>),
+    /// By SQLite.
+    Sql,
 }
 
 pub(crate) fn wal_path(db: &Path) -> PathBuf {
@@ -432,23 +472,60 @@ fn totals(conn: &Connection) -> rusqlite::Result<FileCounts> {
 
 /// A batch of rows and their data, which the messages share.
 pub(crate) struct Batch {
-    rows: Vec<(i64, i64, i64, Range<usize>)>,
+    rows: Vec<BatchRow>,
     data: Bytes,
+    /// The file in memory, which rows may point into instead of `data`.
+    mapped: Option<Bytes>,
+}
+
+/// A row of a batch: id, topic id, timestamp, and where its data lies: in the batch's `data`,
+/// or in the file in memory (`mapped`). The messages share the batch's copy of the mapping,
+/// so that its count is changed by the reader's thread alone.
+struct BatchRow {
+    id: i64,
+    topic: i64,
+    timestamp: i64,
+    data: Range<usize>,
+    mapped: bool,
 }
 
 /// Rows gathered into batches and sent to the reader as each fills.
 pub(crate) struct Batcher<'t> {
     tx: &'t SyncSender<Result<Batch>>,
-    rows: Vec<(i64, i64, i64, Range<usize>)>,
+    rows: Vec<BatchRow>,
     data: Vec<u8>,
+    /// Bytes of the rows gathered, those in the mapping included.
+    payload: usize,
+    /// The file in memory, for rows that point into it.
+    mapped: Option<Bytes>,
+    /// Where batch buffers come from, and go back to once the reader is done with them.
+    buffers: BufferPool,
+}
+
+/// A buffer for a batch's bytes, reserved whole: growing it by doubling would copy each
+/// message again, and a recycled one saves the page faults of fresh memory.
+fn batch_buffer(buffers: &BufferPool) -> Vec<u8> {
+    let mut buffer = buffers.take();
+    buffer.clear();
+    buffer.reserve(BATCH_BYTES);
+    buffer
 }
 
 impl<'t> Batcher<'t> {
-    pub(crate) fn new(tx: &'t SyncSender<Result<Batch>>) -> Self {
+    /// Batches sent to `tx`, their buffers from `buffers`; rows may point into the file in
+    /// memory, `mapped`.
+    pub(crate) fn new(
+        tx: &'t SyncSender<Result<Batch>>,
+        buffers: BufferPool,
+        mapped: Option<Bytes>,
+    ) -> Self {
         Batcher {
             tx,
             rows: Vec::with_capacity(BATCH_ROWS),
-            data: Vec::new(),
+            payload: 0,
+            mapped,
+            data: batch_buffer(&buffers),
+            buffers,
         }
     }
 
@@ -456,15 +533,74 @@ impl<'t> Batcher<'t> {
     pub(crate) fn push(&mut self, id: i64, topic: i64, timestamp: i64, bytes: &[u8]) -> bool {
         let at = self.data.len();
         self.data.extend_from_slice(bytes);
-        self.rows.push((id, topic, timestamp, at..self.data.len()));
-        if self.rows.len() < BATCH_ROWS && self.data.len() < BATCH_BYTES {
+        self.add(id, topic, timestamp, at..self.data.len(), false)
+    }
+
+    /// Adds a row whose data is at `range` of the file in memory; `false` when the reader hung
+    /// up.
+    pub(crate) fn push_mapped(
+        &mut self,
+        id: i64,
+        topic: i64,
+        timestamp: i64,
+        range: Range<usize>,
+    ) -> bool {
+        self.add(id, topic, timestamp, range, true)
+    }
+
+    fn add(
+        &mut self,
+        id: i64,
+        topic: i64,
+        timestamp: i64,
+        data: Range<usize>,
+        mapped: bool,
+    ) -> bool {
+        self.payload += data.len();
+        self.rows.push(BatchRow {
+            id,
+            topic,
+            timestamp,
+            data,
+            mapped,
+        });
+        if self.rows.len() < BATCH_ROWS && self.payload < BATCH_BYTES {
             return true;
         }
+        self.payload = 0;
         let batch = Batch {
             rows: std::mem::replace(&mut self.rows, Vec::with_capacity(BATCH_ROWS)),
-            data: Bytes::from(std::mem::take(&mut self.data)),
+            data: Bytes::from(std::mem::replace(
+                &mut self.data,
+                batch_buffer(&self.buffers),
+            )),
+            mapped: self.mapped.clone(),
         };
         self.tx.send(Ok(batch)).is_ok()
+    }
+
+    /// The bytes of the batch being gathered, to append a row's data to in place (then
+    /// [`Batcher::push_appended`]).
+    pub(crate) fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.data
+    }
+
+    /// The bytes of the batch being gathered.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// Adds a row whose data is at `range` of [`Batcher::bytes`]: what follows it there is
+    /// dropped. `false` when the reader hung up.
+    pub(crate) fn push_appended(
+        &mut self,
+        id: i64,
+        topic: i64,
+        timestamp: i64,
+        range: Range<usize>,
+    ) -> bool {
+        self.data.truncate(range.end);
+        self.add(id, topic, timestamp, range, false)
     }
 
     /// Sends the last rows.
@@ -473,6 +609,7 @@ impl<'t> Batcher<'t> {
             let _ = self.tx.send(Ok(Batch {
                 rows: self.rows,
                 data: Bytes::from(self.data),
+                mapped: self.mapped,
             }));
         }
     }
@@ -485,6 +622,7 @@ fn run_query(
     sql: &str,
     params: &[i64],
     tx: &SyncSender<Result<Batch>>,
+    buffers: BufferPool,
 ) {
     let result = (|| -> Result<()> {
         let sq = |e: rusqlite::Error| Error::sqlite(path, &e);
@@ -493,7 +631,7 @@ fn run_query(
         let mut rows = stmt
             .query(rusqlite::params_from_iter(params.iter()))
             .map_err(sq)?;
-        let mut batcher = Batcher::new(tx);
+        let mut batcher = Batcher::new(tx, buffers, None);
         while let Some(row) = rows.next().map_err(sq)? {
             let id = row.get_ref(0).map_err(sq)?.as_i64().unwrap_or(-1);
             let topic = row.get_ref(1).map_err(sq)?.as_i64().map_err(|_| {
@@ -536,6 +674,8 @@ pub(crate) struct Db3Messages {
     rx: Receiver<Result<Batch>>,
     batch: Option<Batch>,
     next: usize,
+    /// Where a batch's buffer goes when its messages are all read (and dropped).
+    buffers: BufferPool,
     path: PathBuf,
 }
 
@@ -553,28 +693,35 @@ impl Iterator for Db3Messages {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             if let Some(batch) = &self.batch
-                && let Some((id, topic, timestamp, range)) = batch.rows.get(self.next)
+                && let Some(row) = batch.rows.get(self.next)
             {
                 self.next += 1;
-                let Ok(log_time) = u64::try_from(*timestamp) else {
+                let Ok(log_time) = u64::try_from(row.timestamp) else {
                     return Some(Err(Error::NegativeTimestamp {
                         path: self.path.clone(),
-                        row: *id,
-                        timestamp: *timestamp,
+                        row: row.id,
+                        timestamp: row.timestamp,
                     }));
                 };
+                let data = match (&batch.mapped, row.mapped) {
+                    (Some(mapped), true) => mapped.slice(row.data.clone()),
+                    _ => batch.data.slice(row.data.clone()),
+                };
                 return Some(Ok(RawMessage {
-                    local_topic: *topic,
+                    local_topic: row.topic,
                     log_time,
                     publish_time: None,
                     sequence: None,
-                    data: batch.data.slice(range.clone()),
-                    row: *id,
+                    data,
+                    row: row.id,
                 }));
             }
             match self.rx.recv() {
                 Ok(Ok(batch)) => {
-                    self.batch = Some(batch);
+                    if let Some(done) = self.batch.replace(batch) {
+                        drop(done.rows);
+                        self.buffers.give(done.data);
+                    }
                     self.next = 0;
                 }
                 Ok(Err(e)) => {

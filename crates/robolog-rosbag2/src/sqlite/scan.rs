@@ -16,10 +16,11 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::mpsc::SyncSender;
 
-use super::pages::{TableCell, Value, be32, cell_offsets, parse_record, table_cell, varint};
-use super::read::{Batch, Batcher};
+use robolog_framing::Bytes;
+
+use super::pages::{TableCell, Value, be32, cell_offsets, parse_record_of, table_cell, varint};
+use super::read::Batcher;
 use crate::error::{Error, Result};
 use crate::storage::FileQuery;
 
@@ -30,7 +31,7 @@ const LEAF_INDEX: u8 = 0x0a;
 const LEAF_TABLE: u8 = 0x0d;
 /// Bytes read at once by a scan of the table: consecutive pages, so that the file is read in
 /// large blocks. The index's pages lie scattered between the table's: they are read one by one.
-const SCAN_BLOCK: usize = 1 << 20;
+const SCAN_BLOCK: usize = 256 << 10;
 /// B-trees deeper than this are not real files (SQLite's own limit is 20).
 const MAX_DEPTH: usize = 40;
 
@@ -86,11 +87,16 @@ impl Direct {
 
     /// Whether row-id order is log-time order (`ORDER BY timestamp, id`): the timestamp index
     /// lists the row ids in increasing order. `false` without an index.
-    pub(crate) fn in_time_order(&self, path: &Path, db_path: &Path) -> Result<bool> {
+    pub(crate) fn in_time_order(
+        &self,
+        path: &Path,
+        db_path: &Path,
+        mapped: Option<Bytes>,
+    ) -> Result<bool> {
         let Some(root) = self.index_root else {
             return Ok(false);
         };
-        let mut file = PageFile::open(path, db_path, 0)?;
+        let mut file = PageFile::new(path, db_path, mapped, 0)?;
         // In-order walk: an interior page's keys come between its children.
         struct Frame {
             page: Vec<u8>,
@@ -174,20 +180,19 @@ impl Direct {
         Ok(true)
     }
 
-    /// Sends the rows `query` selects, in row-id order, to `tx` in batches (`Ok(())` also when
-    /// the reader hung up).
+    /// Gives the rows `query` selects, in row-id order, to `batcher` (`Ok(())` also when the
+    /// reader hung up). With `mapped`, the file in memory: rows share its pages.
     pub(crate) fn run(
         &self,
         path: &Path,
         db_path: &Path,
+        mapped: Option<Bytes>,
         query: &FileQuery,
-        tx: &SyncSender<Result<Batch>>,
+        batcher: &mut Batcher<'_>,
     ) -> Result<()> {
-        let mut file = PageFile::open(path, db_path, SCAN_BLOCK)?;
+        let mut file = PageFile::new(path, db_path, mapped, SCAN_BLOCK)?;
         let page_size = file.page_size;
         let damaged = |n: u32, what: &str| damaged(path, page_size, n, what);
-        let mut batcher = Batcher::new(tx);
-        let mut scratch = Vec::new();
         // A page reached twice is a loop or a shared subtree: damage, not a second read.
         let mut visited = vec![0u64; (file.count as usize).div_ceil(64) + 1];
         // Depth-first, left to right, so leaves come in key order; each entry has its depth.
@@ -197,14 +202,16 @@ impl Direct {
                 return Err(damaged(n, "lies deeper than any real b-tree"));
             }
             let at = if n == 1 { 100 } else { 0 };
-            let kind = file.page(n)?[at];
+            // An interior page lies away from the leaves it leads to: it is read alone, so
+            // that the block read for the leaves is not spent on it.
+            let kind = file.page_alone(n)?[at];
             let (word, bit) = (n as usize / 64, 1u64 << (n % 64));
             if visited[word] & bit != 0 {
                 return Err(damaged(n, "is reached twice in the tree"));
             }
             visited[word] |= bit;
             if kind == INTERIOR_TABLE {
-                let page = file.page(n)?;
+                let page = file.page_alone(n)?;
                 let cells = cell_offsets(page, at, 12)
                     .ok_or_else(|| damaged(n, "has a cell pointer array past its end"))?;
                 let right = be32(page, at + 8).ok_or_else(|| damaged(n, "has a cut header"))?;
@@ -221,54 +228,64 @@ impl Direct {
             let cells = cell_offsets(file.page(n)?, at, 8)
                 .ok_or_else(|| damaged(n, "has a cell pointer array past its end"))?;
             for cell in cells {
-                let Some((rowid, place)) = file.table_cell(n, cell, &mut scratch)? else {
+                // A row that continues in overflow pages is assembled in the batch's own
+                // bytes, so that its data is copied once.
+                let Some((rowid, place)) = file.table_cell(n, cell, batcher.bytes_mut())? else {
                     return Err(damaged(n, "has a cell that does not fit"));
                 };
-                let payload = match place {
-                    Payload::InPage(range) => &file.page(n)?[range],
-                    Payload::InScratch => &scratch[..],
-                };
-                let values = parse_record(payload)
-                    .ok_or_else(|| damaged(n, "has a record that does not fit its cell"))?;
-                let (topic, timestamp, blob) = match values.as_slice() {
-                    [_, Value::Int(topic), Value::Int(timestamp), blob] => {
-                        (*topic, *timestamp, blob)
-                    }
-                    [_, Value::Int(_), _, _] => {
-                        return Err(Error::db3(
-                            path,
-                            format!("message row {rowid}: timestamp is not an integer"),
-                        ));
-                    }
-                    [_, _, _, _] => {
-                        return Err(Error::db3(
-                            path,
-                            format!("message row {rowid}: topic_id is not an integer"),
-                        ));
-                    }
-                    _ => return Err(damaged(n, "has a row without four columns")),
-                };
-                if query.topics.as_ref().is_some_and(|t| !t.contains(&topic)) {
-                    continue;
-                }
-                let bytes = match blob {
-                    Value::Blob(b) | Value::Text(b) => *b,
-                    Value::Null => &[][..],
-                    _ => {
-                        return Err(Error::db3(
-                            path,
-                            format!("message row {rowid}: data is not a blob"),
-                        ));
+                let (payload, appended_at) = match &place {
+                    Payload::InPage(range) => (&file.page(n)?[range.clone()], None),
+                    Payload::Appended(range) => {
+                        (&batcher.bytes()[range.clone()], Some(range.start))
                     }
                 };
-                if !batcher.push(rowid, topic, timestamp, bytes) {
+                let row = parse_row(payload, rowid, path).map_err(|e| {
+                    e.unwrap_or_else(|| damaged(n, "has a record that does not fit its cell"))
+                })?;
+                let wanted = query.topics.as_ref().is_none_or(|t| t.contains(&row.topic));
+                let more = match (appended_at, wanted) {
+                    (Some(base), true) => batcher.push_appended(
+                        rowid,
+                        row.topic,
+                        row.timestamp,
+                        base + row.data.start..base + row.data.end,
+                    ),
+                    (Some(base), false) => {
+                        batcher.bytes_mut().truncate(base);
+                        true
+                    }
+                    (None, true) => {
+                        let in_page = place.range();
+                        let range = in_page.start + row.data.start..in_page.start + row.data.end;
+                        // Pointed to in a file in memory, else copied out of the block.
+                        match file.mapped_offset(n)? {
+                            Some(at) => batcher.push_mapped(
+                                rowid,
+                                row.topic,
+                                row.timestamp,
+                                at + range.start..at + range.end,
+                            ),
+                            None => {
+                                batcher.push(rowid, row.topic, row.timestamp, &file.page(n)?[range])
+                            }
+                        }
+                    }
+                    (None, false) => true,
+                };
+                if !more {
                     return Ok(());
                 }
             }
         }
-        batcher.finish();
         Ok(())
     }
+}
+
+/// Fills `buf` from offset `at` of `file`.
+fn read_at(file: Option<&mut File>, at: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    let file = file.ok_or_else(|| std::io::Error::other("the file is not open"))?;
+    file.seek(SeekFrom::Start(at))?;
+    file.read_exact(buf)
 }
 
 /// The error for damage in page `n` of a file of `page_size` pages.
@@ -280,12 +297,52 @@ fn damaged(path: &Path, page_size: usize, n: u32, what: &str) -> Error {
     )
 }
 
+/// The columns of a `messages` row: its topic, time, and where its data lies in the record.
+struct Row {
+    topic: i64,
+    timestamp: i64,
+    data: Range<usize>,
+}
+
+/// Reads the record `payload` of row `rowid` as rosbag2's `messages` columns. `Err(None)` when
+/// the record does not fit its cell (damage the caller places); `Err(Some(_))` for a column of
+/// the wrong type.
+fn parse_row(payload: &[u8], rowid: i64, path: &Path) -> std::result::Result<Row, Option<Error>> {
+    let values = parse_record_of::<4>(payload).ok_or(None)?;
+    let wrong = |what: &str| Some(Error::db3(path, format!("message row {rowid}: {what}")));
+    let (topic, timestamp, blob) = match values {
+        [_, Value::Int(topic), Value::Int(timestamp), blob] => (topic, timestamp, blob),
+        [_, Value::Int(_), _, _] => return Err(wrong("timestamp is not an integer")),
+        _ => return Err(wrong("topic_id is not an integer")),
+    };
+    let data = match blob {
+        Value::Blob(b) | Value::Text(b) => b,
+        Value::Null => &payload[payload.len()..],
+        _ => return Err(wrong("data is not a blob")),
+    };
+    // The blob is a slice of `payload`: its place in it.
+    let start = data.as_ptr() as usize - payload.as_ptr() as usize;
+    Ok(Row {
+        topic,
+        timestamp,
+        data: start..start + data.len(),
+    })
+}
+
 /// Where a cell's record payload is.
 enum Payload {
     /// In its page, at this range.
     InPage(Range<usize>),
-    /// Assembled from its page and overflow pages in the scratch buffer.
-    InScratch,
+    /// Assembled from its page and overflow pages at this range of the batch's bytes.
+    Appended(Range<usize>),
+}
+
+impl Payload {
+    fn range(&self) -> Range<usize> {
+        match self {
+            Payload::InPage(r) | Payload::Appended(r) => r.clone(),
+        }
+    }
 }
 
 /// The column definitions of a `CREATE TABLE` or `CREATE INDEX` text: what is between its
@@ -321,38 +378,84 @@ fn index_rowid(page: &[u8], at: usize, usable: usize) -> Option<i64> {
         return None;
     }
     let payload = page.get(at + n..at + n + len)?;
-    match parse_record(payload)?.as_slice() {
-        [Value::Int(_), Value::Int(rowid)] => Some(*rowid),
+    match parse_record_of::<2>(payload)? {
+        [Value::Int(_), Value::Int(rowid)] => Some(rowid),
         _ => None,
     }
 }
 
-/// The database file read a block of pages at a time into one reused buffer.
+/// The database file's pages: slices of the file when it is in memory (mapped), else read a
+/// block of pages at a time into buffers kept for reuse. Blocks start at multiples of their
+/// length, and the two used last are kept, because a row's overflow pages may lie just before
+/// its leaf (SQLite allocates them before the leaf it splits off), across a block's start.
 struct PageFile<'p> {
     path: &'p Path,
-    file: File,
+    /// The file, unless it is in memory.
+    file: Option<File>,
+    /// The whole file when it is in memory.
+    mapped: Option<Bytes>,
     page_size: usize,
     usable: usize,
     /// Whole pages in the file.
     count: u32,
-    /// Bytes read at once (at least a page).
+    /// Bytes read at once (a whole number of pages).
     block_len: usize,
-    block: Vec<u8>,
-    /// The file offsets `block` holds.
-    block_range: Range<u64>,
+    /// The blocks kept, the one used last first.
+    blocks: [Block; 2],
+    /// The last page read alone, and its number (0 for none).
+    alone: Vec<u8>,
+    alone_n: u32,
+}
+
+/// Consecutive pages read at once.
+#[derive(Default)]
+struct Block {
+    bytes: Vec<u8>,
+    /// The file offset of `bytes` (meaningless while `bytes` is empty).
+    start: u64,
+}
+
+/// Where the page at file offset `start` lies in the `len` bytes from file offset `from`,
+/// when they hold all of it.
+fn page_within(from: u64, len: usize, start: u64, page_size: usize) -> Option<Range<usize>> {
+    let at = usize::try_from(start.checked_sub(from)?).ok()?;
+    let end = at.checked_add(page_size)?;
+    (end <= len).then_some(at..end)
+}
+
+impl Block {
+    fn find(&self, start: u64, page_size: usize) -> Option<Range<usize>> {
+        page_within(self.start, self.bytes.len(), start, page_size)
+    }
 }
 
 impl<'p> PageFile<'p> {
-    fn open(path: &'p Path, db_path: &Path, block_len: usize) -> Result<Self> {
+    /// The pages of `input`: sliced when it is in memory, else read from the file at
+    /// `db_path` in blocks of `block_len` bytes.
+    fn new(
+        path: &'p Path,
+        db_path: &Path,
+        mapped: Option<Bytes>,
+        block_len: usize,
+    ) -> Result<Self> {
         let io = |e| Error::io(path, e);
-        let mut file = File::open(db_path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        let mut header = [0u8; 100];
         let bad = || Error::db3(path, "the SQLite header at byte 0 is damaged".to_owned());
-        if len < 100 {
-            return Err(bad());
-        }
-        file.read_exact(&mut header).map_err(io)?;
+        let mut header = [0u8; 100];
+        let (file, len) = match &mapped {
+            Some(bytes) => {
+                header.copy_from_slice(bytes.get(..100).ok_or_else(bad)?);
+                (None, bytes.len() as u64)
+            }
+            None => {
+                let mut file = File::open(db_path).map_err(io)?;
+                let len = file.metadata().map_err(io)?.len();
+                if len < 100 {
+                    return Err(bad());
+                }
+                file.read_exact(&mut header).map_err(io)?;
+                (Some(file), len)
+            }
+        };
         if &header[..16] != b"SQLite format 3\0" {
             return Err(bad());
         }
@@ -368,17 +471,40 @@ impl<'p> PageFile<'p> {
         Ok(PageFile {
             path,
             file,
+            mapped,
             page_size,
             usable: page_size - reserved,
             count: u32::try_from(len / page_size as u64).unwrap_or(u32::MAX),
-            block_len: block_len.max(page_size),
-            block: Vec::new(),
-            block_range: 0..0,
+            block_len: block_len.max(page_size) / page_size * page_size,
+            blocks: Default::default(),
+            alone: Vec::new(),
+            alone_n: 0,
         })
     }
 
-    /// Page `n` (1-based), from the current block or a new one that starts with it.
-    fn page(&mut self, n: u32) -> Result<&[u8]> {
+    /// Page `n` from a block kept if one holds it, else read by itself (the blocks kept).
+    fn page_alone(&mut self, n: u32) -> Result<&[u8]> {
+        let start = self.page_start(n)?;
+        if self.mapped.is_some()
+            || self
+                .blocks
+                .iter()
+                .any(|b| b.find(start, self.page_size).is_some())
+        {
+            return self.page(n);
+        }
+        if self.alone_n != n {
+            self.alone.resize(self.page_size, 0);
+            self.alone_n = 0;
+            read_at(self.file.as_mut(), start, &mut self.alone)
+                .map_err(|e| Error::io(self.path, e))?;
+            self.alone_n = n;
+        }
+        Ok(&self.alone)
+    }
+
+    /// The file offset of page `n` (1-based); an error unless it is a whole page of the file.
+    fn page_start(&self, n: u32) -> Result<u64> {
         if n == 0 || n > self.count {
             return Err(Error::db3(
                 self.path,
@@ -388,21 +514,46 @@ impl<'p> PageFile<'p> {
                 ),
             ));
         }
-        let start = u64::from(n - 1) * self.page_size as u64;
-        let end = start + self.page_size as u64;
-        if start < self.block_range.start || end > self.block_range.end {
-            let whole = u64::from(self.count) * self.page_size as u64;
-            let len = (self.block_len as u64).min(whole - start) as usize;
-            self.block.resize(len, 0);
-            self.block_range = 0..0;
-            self.file
-                .seek(SeekFrom::Start(start))
-                .and_then(|_| self.file.read_exact(&mut self.block))
-                .map_err(|e| Error::io(self.path, e))?;
-            self.block_range = start..start + len as u64;
+        Ok(u64::from(n - 1) * self.page_size as u64)
+    }
+
+    /// Page `n` (1-based): a slice of the file in memory, or from a block kept or the block
+    /// that holds it, read now.
+    fn page(&mut self, n: u32) -> Result<&[u8]> {
+        let start = self.page_start(n)?;
+        let page_size = self.page_size;
+        if let Some(all) = &self.mapped {
+            let range = page_within(0, all.len(), start, page_size)
+                .ok_or_else(|| Error::db3(self.path, format!("page {n} is past the end")))?;
+            return Ok(&all[range]);
         }
-        let at = (start - self.block_range.start) as usize;
-        Ok(&self.block[at..at + self.page_size])
+        if self.blocks[0].find(start, page_size).is_none() {
+            self.blocks.swap(0, 1);
+        }
+        if self.blocks[0].find(start, page_size).is_none() {
+            // Replace the block used longer ago (now first) with the one that holds page `n`.
+            let block_len = self.block_len as u64;
+            let whole = u64::from(self.count) * page_size as u64;
+            let block_start = start / block_len * block_len;
+            let len = block_len.min(whole - block_start) as usize;
+            let block = &mut self.blocks[0];
+            block.bytes.resize(len, 0);
+            block.start = block_start;
+            if let Err(e) = read_at(self.file.as_mut(), block_start, &mut block.bytes) {
+                block.bytes.clear();
+                return Err(Error::io(self.path, e));
+            }
+        }
+        let range = self.blocks[0]
+            .find(start, page_size)
+            .ok_or_else(|| Error::db3(self.path, format!("page {n} could not be read")))?;
+        Ok(&self.blocks[0].bytes[range])
+    }
+
+    /// Where page `n` starts in the file in memory; `None` when the file is read instead.
+    fn mapped_offset(&self, n: u32) -> Result<Option<usize>> {
+        let start = self.page_start(n)?;
+        Ok(self.mapped.as_ref().map(|_| start as usize))
     }
 
     /// Page `n` as a b-tree page: its type, where its header starts (after the file header
@@ -414,13 +565,13 @@ impl<'p> PageFile<'p> {
     }
 
     /// The row id and record payload of the cell at `at` of table leaf page `n`: in the page,
-    /// or assembled in `scratch` when it continues in overflow pages; `None` when the cell or
-    /// its overflow chain is damaged.
+    /// or assembled at the end of `out` when it continues in overflow pages; `None` when the
+    /// cell or its overflow chain is damaged.
     fn table_cell(
         &mut self,
         n: u32,
         at: usize,
-        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
     ) -> Result<Option<(i64, Payload)>> {
         let usable = self.usable;
         let count = self.count;
@@ -437,25 +588,27 @@ impl<'p> PageFile<'p> {
         if local == len {
             return Ok(Some((rowid, Payload::InPage(start..start + len))));
         }
-        scratch.clear();
-        scratch.extend_from_slice(&page[start..start + local]);
         let Some(mut next) = be32(page, start + local) else {
             return Ok(None);
         };
+        let base = out.len();
+        out.extend_from_slice(&page[start..start + local]);
         let mut hops = 0u32;
-        while scratch.len() < len {
+        while out.len() - base < len {
             hops += 1;
             if hops > count || next == 0 || next > count {
+                out.truncate(base);
                 return Ok(None);
             }
             let overflow = self.page(next)?;
-            let want = (len - scratch.len()).min(usable - 4);
+            let want = (len - (out.len() - base)).min(usable - 4);
             let Some(part) = overflow.get(4..4 + want) else {
+                out.truncate(base);
                 return Ok(None);
             };
-            scratch.extend_from_slice(part);
+            out.extend_from_slice(part);
             next = be32(overflow, 0).unwrap_or(0);
         }
-        Ok(Some((rowid, Payload::InScratch)))
+        Ok(Some((rowid, Payload::Appended(base..out.len()))))
     }
 }

@@ -1,10 +1,11 @@
 //! Reading a `.db3`'s messages: what the reader returns equals SQLite's own answer to the same
 //! question, in every order and with a topic filter, on a file with interior pages, overflow
-//! pages and, after an update, rows whose row-id order is not their time order.
+//! pages and, after an update, rows whose row-id order is not their time order; read and
+//! memory-mapped alike.
 
 use std::path::Path;
 
-use robolog_rosbag2::{Bag, Order, StorageId, WriteOptions};
+use robolog_rosbag2::{Bag, OpenOptions, Order, StorageId, WriteOptions};
 
 use crate::support::{cdr_string, rows, write_bag};
 
@@ -53,8 +54,24 @@ fn page_kinds(db3: &Path) -> (usize, usize) {
     (count("internal"), count("overflow"))
 }
 
+/// The bag at `dir` read, and memory-mapped.
+#[allow(unsafe_code)]
+fn both_ways(dir: &Path) -> [(Bag, &'static str); 2] {
+    // SAFETY: the test's files are not written while the mapped bag is open.
+    let mapped = unsafe { OpenOptions::new().memory_map() };
+    [
+        (Bag::open(dir).unwrap(), "read"),
+        (mapped.open(dir).unwrap(), "mapped"),
+    ]
+}
+
 fn assert_reads_like_sqlite(dir: &Path, db3: &Path, what: &str) {
-    let bag = Bag::open(dir).unwrap();
+    for (bag, how) in both_ways(dir) {
+        assert_bag_reads_like_sqlite(&bag, db3, &format!("{what}, {how}"));
+    }
+}
+
+fn assert_bag_reads_like_sqlite(bag: &Bag, db3: &Path, what: &str) {
     let cases: [(Option<&[&str]>, Order, &str, &str); 5] = [
         (None, Order::LogTime, "", "timestamp, messages.id"),
         (None, Order::File, "", "messages.id"),
@@ -80,7 +97,7 @@ fn assert_reads_like_sqlite(dir: &Path, db3: &Path, what: &str) {
     for (topics, order, filter, sql_order) in cases {
         let want = sqlite_rows(db3, filter, sql_order);
         assert!(!want.is_empty());
-        let got = our_rows(&bag, topics, order);
+        let got = our_rows(bag, topics, order);
         assert_eq!(got.len(), want.len(), "{what}: {order:?} {topics:?}");
         assert!(got == want, "{what}: {order:?} {topics:?}: other rows");
     }
@@ -125,7 +142,7 @@ fn messages_are_what_sqlite_answers_in_every_order() {
 }
 
 /// A byte changed anywhere in the file: the reader returns rows, or an error, and ends; it
-/// never panics or loops.
+/// never panics or loops, read or memory-mapped.
 #[test]
 fn damaged_pages_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
@@ -149,14 +166,19 @@ fn damaged_pages_are_errors_not_panics() {
             let mut bytes = original.clone();
             bytes[at] ^= flip;
             std::fs::write(&db3, &bytes).unwrap();
-            let Ok(opened) = Bag::open(&bag) else {
-                errors += 1;
-                continue;
-            };
-            for order in [Order::LogTime, Order::File] {
-                match opened.messages().order(order).iter() {
-                    Ok(iter) => errors += iter.filter(Result::is_err).count(),
-                    Err(_) => errors += 1,
+            // SAFETY: the file is rewritten only after both bags are dropped.
+            #[allow(unsafe_code)]
+            let mapped = unsafe { OpenOptions::new().memory_map() };
+            for options in [OpenOptions::new(), mapped] {
+                let Ok(opened) = options.open(&bag) else {
+                    errors += 1;
+                    continue;
+                };
+                for order in [Order::LogTime, Order::File] {
+                    match opened.messages().order(order).iter() {
+                        Ok(iter) => errors += iter.filter(Result::is_err).count(),
+                        Err(_) => errors += 1,
+                    }
                 }
             }
         }
