@@ -86,7 +86,10 @@ fn workspace_root() -> PathBuf {
 /// it) and returns its path: the command-line rows of `--decoding` and `--columnar` run it.
 fn release_robolog(root: &Path) -> Result<PathBuf, String> {
     run(cargo(root).args(["build", "--release", "--quiet", "-p", "robolog-cli"]))?;
-    Ok(root.join("target/release/robolog"))
+    // Where cargo put it: `CARGO_TARGET_DIR` (relative to the workspace) when set.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), |dir| root.join(dir));
+    Ok(target.join("release/robolog"))
 }
 
 /// Arguments of `cargo xtask bench`.

@@ -434,9 +434,20 @@ fn decode_all(
     callback: &mut Option<ProgressCallback<'_>>,
 ) -> Result<()> {
     let closed = || Error::internal("the writing thread stopped");
+    // The last channel looked up: runs of one channel's messages skip the hash map.
+    let mut last: Option<(usize, Option<usize>)> = None;
     for item in MergedMessages::new(logs, filter)? {
         let (_, message) = item?;
-        let Some(&index) = by_channel.get(&(Arc::as_ptr(&message.channel) as usize)) else {
+        let key = Arc::as_ptr(&message.channel) as usize;
+        let found = match last {
+            Some((k, found)) if k == key => found,
+            _ => {
+                let found = by_channel.get(&key).copied();
+                last = Some((key, found));
+                found
+            }
+        };
+        let Some(index) = found else {
             continue;
         };
         let builder = &mut topics[index].builder;

@@ -109,6 +109,13 @@ pub enum Columnar<'a> {
 #[cfg(feature = "columnar")]
 pub type RunColumnar = fn(Columnar<'_>, &mut dyn Write) -> Result<Outcome, Failure>;
 
+/// Opens the log at `path` as every command of the command line opens its inputs: a file
+/// memory-mapped with its index, a URL by ranged requests (`--allow-download` as given), a
+/// pipe (`-`) read into memory; uncompressed MCAP chunks checked against their CRCs.
+pub fn open_log(path: &std::path::Path) -> Result<robolog::Log, Failure> {
+    input::open_log(path)
+}
+
 /// The whole command line: parses the arguments, runs the command, prints its error and gives
 /// the exit status. `columnar` runs `export` and `sql`.
 pub fn main(#[cfg(feature = "columnar")] columnar: RunColumnar) -> ExitCode {

@@ -77,6 +77,10 @@ impl MergedMessages {
     pub(crate) fn next_or_damage(
         &mut self,
     ) -> Option<std::result::Result<(usize, Message), (usize, Error)>> {
+        // One input is in order already: no heap to go through.
+        if let [only] = self.sources.as_mut_slice() {
+            return Some(only.next()?.map(|m| (0, m)).map_err(|e| (0, e)));
+        }
         while let Some(i) = self.to_read.pop() {
             match self.sources[i].next() {
                 Some(Ok(next)) => {

@@ -1,7 +1,7 @@
 //! `robolog export` and `robolog sql` through the built binary. Expected values come from the
 //! testdata READMEs and generator scripts.
 
-use crate::support::robolog;
+use crate::support::{robolog, robolog_piped};
 
 const BAG_LZ4: &str = "testdata/bags/generated/ros_comm/ref_lz4.bag";
 const MCAP: &str = "testdata/samples/demo-zstd.mcap";
@@ -54,6 +54,49 @@ fn export_writes_one_file_per_topic_and_says_so() {
         "{}",
         run.stdout
     );
+}
+
+/// An input read from a pipe (`-`) exports the files its path exports, byte for byte: export
+/// opens its inputs as the other commands do.
+#[test]
+fn export_of_a_pipe_writes_what_export_of_the_file_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (from_path, from_pipe) = (dir.path().join("path"), dir.path().join("pipe"));
+    robolog([
+        "export".as_ref(),
+        MCAP.as_ref(),
+        from_path.as_os_str(),
+        "--raw".as_ref(),
+    ])
+    .expect(0);
+    let bytes = std::fs::read(robolog_testkit::testdata::workspace_root().join(MCAP)).unwrap();
+    robolog_piped(
+        [
+            "export".as_ref(),
+            "-".as_ref(),
+            from_pipe.as_os_str(),
+            "--raw".as_ref(),
+        ],
+        &bytes,
+    )
+    .expect(0);
+    let files = |dir: &std::path::Path| {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let want = files(&from_path);
+    assert!(!want.is_empty());
+    assert!(files(&from_pipe) == want, "the pipe's export differs");
 }
 
 #[test]

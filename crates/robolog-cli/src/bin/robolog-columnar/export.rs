@@ -37,7 +37,7 @@ pub(crate) fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<Outcome, Fai
     let filter = args.selection.filter()?;
     let logs = inputs
         .iter()
-        .map(|path| robolog::open(path).map_err(|e| Failure::open(e, path)))
+        .map(|path| robolog_cli::open_log(path))
         .collect::<Result<Vec<Log>, _>>()?;
     let mut damaged = false;
     for (path, log) in inputs.iter().zip(&logs) {

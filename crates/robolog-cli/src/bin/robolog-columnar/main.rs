@@ -3,7 +3,8 @@
 //! link them itself (see the `robolog_cli` library). It parses the same command line, so it
 //! also runs the other commands, as `robolog` would.
 
-#![forbid(unsafe_code)]
+// One `unsafe` block: glibc's allocator settings (`keep_large_buffers`).
+#![deny(unsafe_code)]
 
 mod export;
 mod sql;
@@ -15,7 +16,25 @@ use robolog_cli::Columnar;
 use robolog_cli::failure::{Failure, Outcome};
 
 fn main() -> ExitCode {
+    keep_large_buffers();
     robolog_cli::main(run)
+}
+
+/// Makes glibc's allocator serve allocations up to 32 MiB from its heap, reusing freed memory,
+/// instead of mapping fresh pages for each above its adaptive threshold. An export allocates
+/// and frees Arrow arrays and Parquet pages of a few hundred KiB to a few MiB per batch, on two
+/// threads; fresh pages cost a page fault each, a sixth of an export's time by `perf`.
+fn keep_large_buffers() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallopt` only changes the allocator's parameters; it is called first
+        // thing, before any other thread exists. Its result (0 when glibc refuses the value)
+        // needs no handling: the defaults are a correct fallback.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        }
+    }
 }
 
 fn run(command: Columnar<'_>, out: &mut dyn Write) -> Result<Outcome, Failure> {
