@@ -536,18 +536,6 @@ impl<'t> Batcher<'t> {
         self.add(id, topic, timestamp, at..self.data.len(), false)
     }
 
-    /// Adds a row whose data is at `range` of the file in memory; `false` when the reader hung
-    /// up.
-    pub(crate) fn push_mapped(
-        &mut self,
-        id: i64,
-        topic: i64,
-        timestamp: i64,
-        range: Range<usize>,
-    ) -> bool {
-        self.add(id, topic, timestamp, range, true)
-    }
-
     fn add(
         &mut self,
         id: i64,
@@ -580,7 +568,7 @@ impl<'t> Batcher<'t> {
     }
 
     /// The bytes of the batch being gathered, to append a row's data to in place (then
-    /// [`Batcher::push_appended`]).
+    /// [`Batcher::push_at`]).
     pub(crate) fn bytes_mut(&mut self) -> &mut Vec<u8> {
         &mut self.data
     }
@@ -590,17 +578,20 @@ impl<'t> Batcher<'t> {
         &self.data
     }
 
-    /// Adds a row whose data is at `range` of [`Batcher::bytes`]: what follows it there is
-    /// dropped. `false` when the reader hung up.
-    pub(crate) fn push_appended(
+    /// Adds a row whose data is at `range` of the file in memory (`mapped`), or of
+    /// [`Batcher::bytes`], where what follows it is dropped. `false` when the reader hung up.
+    pub(crate) fn push_at(
         &mut self,
         id: i64,
         topic: i64,
         timestamp: i64,
         range: Range<usize>,
+        mapped: bool,
     ) -> bool {
-        self.data.truncate(range.end);
-        self.add(id, topic, timestamp, range, false)
+        if !mapped {
+            self.data.truncate(range.end);
+        }
+        self.add(id, topic, timestamp, range, mapped)
     }
 
     /// Sends the last rows.

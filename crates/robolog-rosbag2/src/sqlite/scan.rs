@@ -244,11 +244,12 @@ impl Direct {
                 })?;
                 let wanted = query.topics.as_ref().is_none_or(|t| t.contains(&row.topic));
                 let more = match (appended_at, wanted) {
-                    (Some(base), true) => batcher.push_appended(
+                    (Some(base), true) => batcher.push_at(
                         rowid,
                         row.topic,
                         row.timestamp,
                         base + row.data.start..base + row.data.end,
+                        false,
                     ),
                     (Some(base), false) => {
                         batcher.bytes_mut().truncate(base);
@@ -259,11 +260,12 @@ impl Direct {
                         let range = in_page.start + row.data.start..in_page.start + row.data.end;
                         // Pointed to in a file in memory, else copied out of the block.
                         match file.mapped_offset(n)? {
-                            Some(at) => batcher.push_mapped(
+                            Some(at) => batcher.push_at(
                                 rowid,
                                 row.topic,
                                 row.timestamp,
                                 at + range.start..at + range.end,
+                                true,
                             ),
                             None => {
                                 batcher.push(rowid, row.topic, row.timestamp, &file.page(n)?[range])
