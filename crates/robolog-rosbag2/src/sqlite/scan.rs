@@ -432,8 +432,8 @@ impl Block {
 }
 
 impl<'p> PageFile<'p> {
-    /// The pages of `input`: sliced when it is in memory, else read from the file at
-    /// `db_path` in blocks of `block_len` bytes.
+    /// The pages of the file at `db_path` (reported as `path`): slices of `mapped`, the file in
+    /// memory, when given; else read from the file in blocks of `block_len` bytes.
     fn new(
         path: &'p Path,
         db_path: &Path,
