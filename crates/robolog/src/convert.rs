@@ -236,7 +236,8 @@ impl<'o, 'a> Tracker<'o, 'a> {
         }
     }
 
-    /// Messages copied without being decoded (their sizes unknown).
+    /// Messages copied without being decoded (their sizes unknown): whole MCAP chunks.
+    #[cfg(feature = "mcap")]
     fn copied(&mut self, messages: u64) {
         self.state.messages += messages;
         if self.state.messages >= self.next_report {
@@ -500,14 +501,13 @@ pub fn convert(
     }
     copy_extras(&[input], writer, &options, &mut report)?;
     let mut table = declare_all(&wanted, writer, &migrator, &mut report)?;
-    let filter = options.filter.clone();
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     #[cfg(feature = "mcap")]
     if !migrator.may_migrate()
         && chunk_copy::convert_by_chunks(
             &[input],
             writer,
-            (&filter, options.order, options.keep_going),
+            (&options.filter, options.order, options.keep_going),
             &mut table,
             &mut tracker,
             &mut report,
@@ -651,14 +651,13 @@ pub fn merge(
     }
     copy_extras(inputs, writer, &options, &mut report)?;
     let mut table = declare_all(&wanted, writer, &migrator, &mut report)?;
-    let filter = options.filter.clone();
     let mut tracker = Tracker::new(options.progress.as_mut(), total);
     #[cfg(feature = "mcap")]
     if !migrator.may_migrate()
         && chunk_copy::convert_by_chunks(
             inputs,
             writer,
-            (&filter, Order::LogTime, options.keep_going),
+            (&options.filter, Order::LogTime, options.keep_going),
             &mut table,
             &mut tracker,
             &mut report,

@@ -114,12 +114,15 @@ impl Rosbag2Log {
         options: robolog_rosbag2::OpenOptions,
     ) -> Result<(Self, Vec<Arc<Channel>>, Vec<Problem>)> {
         let bag = options.open(path)?;
+        // Without `cdr` nothing adds problems or definitions to the bag's own.
+        #[cfg_attr(not(feature = "cdr"), allow(unused_mut))]
         let mut problems: Vec<Problem> = bag.problems().to_vec();
         let mut schemas: HashMap<(String, Definition), u32> = HashMap::new();
         let channels = bag
             .topics()
             .iter()
             .map(|t| {
+                #[cfg_attr(not(feature = "cdr"), allow(unused_mut))]
                 let mut topic = std::borrow::Cow::Borrowed(t);
                 #[cfg(feature = "cdr")]
                 if !matches!(t.definition, Definition::Stored { .. }) {
