@@ -284,8 +284,7 @@ impl Direct {
 }
 
 /// Fills `buf` from offset `at` of `file`.
-fn read_at(file: Option<&mut File>, at: u64, buf: &mut [u8]) -> std::io::Result<()> {
-    let file = file.ok_or_else(|| std::io::Error::other("the file is not open"))?;
+fn read_at(file: &mut File, at: u64, buf: &mut [u8]) -> std::io::Result<()> {
     file.seek(SeekFrom::Start(at))?;
     file.read_exact(buf)
 }
@@ -392,10 +391,7 @@ fn index_rowid(page: &[u8], at: usize, usable: usize) -> Option<i64> {
 /// its leaf (SQLite allocates them before the leaf it splits off), across a block's start.
 struct PageFile<'p> {
     path: &'p Path,
-    /// The file, unless it is in memory.
-    file: Option<File>,
-    /// The whole file when it is in memory.
-    mapped: Option<Bytes>,
+    source: Source,
     page_size: usize,
     usable: usize,
     /// Whole pages in the file.
@@ -407,6 +403,14 @@ struct PageFile<'p> {
     /// The last page read alone, and its number (0 for none).
     alone: Vec<u8>,
     alone_n: u32,
+}
+
+/// Where a [`PageFile`]'s pages come from.
+enum Source {
+    /// The whole file, in memory.
+    Mapped(Bytes),
+    /// The file, read a block at a time.
+    File(File),
 }
 
 /// Consecutive pages read at once.
@@ -443,10 +447,11 @@ impl<'p> PageFile<'p> {
         let io = |e| Error::io(path, e);
         let bad = || Error::db3(path, "the SQLite header at byte 0 is damaged".to_owned());
         let mut header = [0u8; 100];
-        let (file, len) = match &mapped {
+        let (source, len) = match mapped {
             Some(bytes) => {
                 header.copy_from_slice(bytes.get(..100).ok_or_else(bad)?);
-                (None, bytes.len() as u64)
+                let len = bytes.len() as u64;
+                (Source::Mapped(bytes), len)
             }
             None => {
                 let mut file = File::open(db_path).map_err(io)?;
@@ -455,7 +460,7 @@ impl<'p> PageFile<'p> {
                     return Err(bad());
                 }
                 file.read_exact(&mut header).map_err(io)?;
-                (Some(file), len)
+                (Source::File(file), len)
             }
         };
         if &header[..16] != b"SQLite format 3\0" {
@@ -472,8 +477,7 @@ impl<'p> PageFile<'p> {
         }
         Ok(PageFile {
             path,
-            file,
-            mapped,
+            source,
             page_size,
             usable: page_size - reserved,
             count: u32::try_from(len / page_size as u64).unwrap_or(u32::MAX),
@@ -487,19 +491,20 @@ impl<'p> PageFile<'p> {
     /// Page `n` from a block kept if one holds it, else read by itself (the blocks kept).
     fn page_alone(&mut self, n: u32) -> Result<&[u8]> {
         let start = self.page_start(n)?;
-        if self.mapped.is_some()
-            || self
-                .blocks
-                .iter()
-                .any(|b| b.find(start, self.page_size).is_some())
+        let Source::File(file) = &mut self.source else {
+            return self.page(n);
+        };
+        if self
+            .blocks
+            .iter()
+            .any(|b| b.find(start, self.page_size).is_some())
         {
             return self.page(n);
         }
         if self.alone_n != n {
             self.alone.resize(self.page_size, 0);
             self.alone_n = 0;
-            read_at(self.file.as_mut(), start, &mut self.alone)
-                .map_err(|e| Error::io(self.path, e))?;
+            read_at(file, start, &mut self.alone).map_err(|e| Error::io(self.path, e))?;
             self.alone_n = n;
         }
         Ok(&self.alone)
@@ -524,11 +529,14 @@ impl<'p> PageFile<'p> {
     fn page(&mut self, n: u32) -> Result<&[u8]> {
         let start = self.page_start(n)?;
         let page_size = self.page_size;
-        if let Some(all) = &self.mapped {
-            let range = page_within(0, all.len(), start, page_size)
-                .ok_or_else(|| Error::db3(self.path, format!("page {n} is past the end")))?;
-            return Ok(&all[range]);
-        }
+        let file = match &mut self.source {
+            Source::Mapped(all) => {
+                let range = page_within(0, all.len(), start, page_size)
+                    .ok_or_else(|| Error::db3(self.path, format!("page {n} is past the end")))?;
+                return Ok(&all[range]);
+            }
+            Source::File(file) => file,
+        };
         if self.blocks[0].find(start, page_size).is_none() {
             self.blocks.swap(0, 1);
         }
@@ -541,7 +549,7 @@ impl<'p> PageFile<'p> {
             let block = &mut self.blocks[0];
             block.bytes.resize(len, 0);
             block.start = block_start;
-            if let Err(e) = read_at(self.file.as_mut(), block_start, &mut block.bytes) {
+            if let Err(e) = read_at(file, block_start, &mut block.bytes) {
                 block.bytes.clear();
                 return Err(Error::io(self.path, e));
             }
@@ -555,7 +563,7 @@ impl<'p> PageFile<'p> {
     /// Where page `n` starts in the file in memory; `None` when the file is read instead.
     fn mapped_offset(&self, n: u32) -> Result<Option<usize>> {
         let start = self.page_start(n)?;
-        Ok(self.mapped.as_ref().map(|_| start as usize))
+        Ok(matches!(self.source, Source::Mapped(_)).then_some(start as usize))
     }
 
     /// Page `n` as a b-tree page: its type, where its header starts (after the file header
