@@ -19,7 +19,9 @@ use std::path::Path;
 
 use robolog_framing::Bytes;
 
-use super::pages::{TableCell, Value, be32, cell_offsets, parse_record_of, table_cell, varint};
+use super::pages::{
+    TableCell, Value, be32, cell_offsets, parse_record, parse_record_of, table_cell, varint,
+};
 use super::read::Batcher;
 use crate::error::{Error, Result};
 use crate::storage::FileQuery;
@@ -239,8 +241,9 @@ impl Direct {
                         (&batcher.bytes()[range.clone()], Some(range.start))
                     }
                 };
-                let row = parse_row(payload, rowid, path).map_err(|e| {
-                    e.unwrap_or_else(|| damaged(n, "has a record that does not fit its cell"))
+                let row = parse_row(payload, rowid, path).map_err(|fault| match fault {
+                    RowFault::Damaged(what) => damaged(n, what),
+                    RowFault::Wrong(e) => e,
                 })?;
                 let wanted = query.topics.as_ref().is_none_or(|t| t.contains(&row.topic));
                 let more = match (appended_at, wanted) {
@@ -305,12 +308,26 @@ struct Row {
     data: Range<usize>,
 }
 
-/// Reads the record `payload` of row `rowid` as rosbag2's `messages` columns. `Err(None)` when
-/// the record does not fit its cell (damage the caller places); `Err(Some(_))` for a column of
-/// the wrong type.
-fn parse_row(payload: &[u8], rowid: i64, path: &Path) -> std::result::Result<Row, Option<Error>> {
-    let values = parse_record_of::<4>(payload).ok_or(None)?;
-    let wrong = |what: &str| Some(Error::db3(path, format!("message row {rowid}: {what}")));
+/// Why a record is not a `messages` row.
+enum RowFault {
+    /// Damage in its page, which the caller places: what is wrong.
+    Damaged(&'static str),
+    /// A column of the wrong type.
+    Wrong(Error),
+}
+
+/// Reads the record `payload` of row `rowid` as rosbag2's `messages` columns.
+fn parse_row(payload: &[u8], rowid: i64, path: &Path) -> std::result::Result<Row, RowFault> {
+    let values = parse_record_of::<4>(payload).ok_or_else(|| {
+        // Told apart only here, off the path of rows that read.
+        RowFault::Damaged(if parse_record(payload).is_some() {
+            "has a row without four columns"
+        } else {
+            "has a record that does not fit its cell"
+        })
+    })?;
+    let wrong =
+        |what: &str| RowFault::Wrong(Error::db3(path, format!("message row {rowid}: {what}")));
     let (topic, timestamp, blob) = match values {
         [_, Value::Int(topic), Value::Int(timestamp), blob] => (topic, timestamp, blob),
         [_, Value::Int(_), _, _] => return Err(wrong("timestamp is not an integer")),
