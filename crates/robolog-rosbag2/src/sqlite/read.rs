@@ -710,7 +710,6 @@ impl Iterator for Db3Messages {
             match self.rx.recv() {
                 Ok(Ok(batch)) => {
                     if let Some(done) = self.batch.replace(batch) {
-                        drop(done.rows);
                         self.buffers.give(done.data);
                     }
                     self.next = 0;
